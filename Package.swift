@@ -1,0 +1,35 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Vacations",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "SQLiteDB", targets: ["SQLiteDB"]),
+        .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "Documents", targets: ["Documents"]),
+        .library(name: "Vacations", targets: ["Vacations"]),
+        .library(name: "VacationCLI", targets: ["VacationCLI"]),
+        .executable(name: "vacation", targets: ["vacation"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
+        .target(name: "SQLiteDB", dependencies: ["CSQLite"]),
+        .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CLibXML2"]),
+        .target(name: "Documents", dependencies: ["ObjectGraph", "SQLiteDB"]),
+        .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2"]),
+        .target(name: "VacationCLI", dependencies: ["Vacations", "Documents", "ObjectGraph"]),
+        .executableTarget(name: "vacation", dependencies: ["VacationCLI"]),
+        .target(name: "TestSupport", dependencies: ["SQLiteDB"]),
+        .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "TestSupport"]),
+        .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
+                    resources: []),
+        .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
