@@ -1,0 +1,212 @@
+import CSQLite
+import Foundation
+
+/// One connection to a SQLite database file, with a per-connection statement cache.
+///
+/// A connection is not `Sendable`: use it from one isolation domain at a time (the store
+/// coordinator guards it with a lock).
+///
+/// ```swift
+/// let connection = try Connection(path: url.path, configuration: .init(journalMode: .wal))
+/// try connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY)")
+/// ```
+public final class Connection {
+    let handle: OpaquePointer
+    /// The path as given; `:memory:` for an in-memory database.
+    public let path: String
+    public let configuration: Configuration
+    private var statementCache: [String: Statement] = [:]
+    var savepointDepth = 0
+    var traceBox: TraceBox?
+    var functionBoxes: [String: FunctionBox] = [:]
+
+    /// How a connection opens its file.
+    public struct Configuration: Sendable {
+        public var readOnly: Bool
+        /// Create the file when it does not exist (ignored when `readOnly`).
+        public var create: Bool
+        /// Journal mode to set after opening; nil keeps the file's own.
+        public var journalMode: JournalMode?
+        /// How long a statement waits for another connection's lock, in seconds.
+        public var busyTimeout: Double
+        public var foreignKeys: Bool
+        public var synchronous: Synchronous?
+
+        public init(readOnly: Bool = false, create: Bool = true, journalMode: JournalMode? = .wal,
+                    busyTimeout: Double = 5, foreignKeys: Bool = false, synchronous: Synchronous? = .normal) {
+            self.readOnly = readOnly
+            self.create = create
+            self.journalMode = journalMode
+            self.busyTimeout = busyTimeout
+            self.foreignKeys = foreignKeys
+            self.synchronous = synchronous
+        }
+    }
+
+    public enum JournalMode: String, Sendable { case wal, delete, truncate, persist, memory, off }
+    public enum Synchronous: String, Sendable { case off, normal, full, extra }
+
+    /// Opens (and with `create`, creates) the database at `path`.
+    ///
+    /// - Throws: `SQLiteError` when the file cannot be opened or is not a database.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        var flags = SQLITE_OPEN_NOMUTEX
+        if configuration.readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if configuration.create { flags |= SQLITE_OPEN_CREATE }
+        }
+        var connection: OpaquePointer?
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let error = SQLiteError(connection: connection, code: code, sql: nil)
+            sqlite3_close_v2(connection)
+            throw SQLiteError(resultCode: error.resultCode, extendedCode: error.extendedCode,
+                              message: "\(error.message) (opening \(path))")
+        }
+        self.handle = connection
+        self.path = path
+        self.configuration = configuration
+        sqlite3_extended_result_codes(connection, 1)
+        sqlite3_busy_timeout(connection, Int32(max(0, configuration.busyTimeout * 1000)))
+        do {
+            // Reading the schema fails fast, with SQLITE_NOTADB, on a file that is not a database.
+            try execute("SELECT count(*) FROM sqlite_master")
+            if configuration.foreignKeys { try execute("PRAGMA foreign_keys = ON") }
+            if let mode = configuration.journalMode, !configuration.readOnly {
+                try setJournalMode(mode)
+            }
+            if let synchronous = configuration.synchronous {
+                try execute("PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
+            }
+        } catch {
+            statementCache.removeAll()
+            sqlite3_close_v2(connection)
+            throw error
+        }
+    }
+
+    /// An in-memory database, for tests and scratch work.
+    public static func inMemory() throws -> Connection {
+        try Connection(path: ":memory:", configuration: Configuration(journalMode: nil, synchronous: nil))
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Executing
+
+    /// Runs one or more SQL statements that take no parameters.
+    ///
+    /// - Throws: `SQLiteError` naming the SQL that failed.
+    public func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if code != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) }
+            sqlite3_free(errorMessage)
+            var error = SQLiteError(connection: handle, code: code, sql: sql)
+            if let message { error.message = message }
+            throw error
+        }
+    }
+
+    /// Prepares `sql` and runs it once with `values` bound.
+    public func execute(_ sql: String, _ values: [SQLiteValue]) throws {
+        try cachedStatement(sql).run(values)
+    }
+
+    /// Prepares a new statement that the caller owns.
+    public func prepare(_ sql: String) throws -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    /// Returns this connection's prepared statement for `sql`, preparing it on first use.
+    ///
+    /// The statement comes back reset; bind every parameter before running it.
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Drops every cached statement (needed before schema changes that would invalidate them).
+    public func clearStatementCache() { statementCache.removeAll() }
+
+    /// Runs a query and returns the first column of the first row, or nil when there is none.
+    public func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws -> SQLiteValue? {
+        let statement = try cachedStatement(sql)
+        statement.bind(values)
+        defer { statement.reset() }
+        return try statement.step() ? statement.value(at: 0) : nil
+    }
+
+    /// Runs a query and maps every row.
+    public func rows<T>(_ sql: String, _ values: [SQLiteValue] = [], _ map: (Statement) throws -> T) throws -> [T] {
+        let statement = try cachedStatement(sql)
+        statement.bind(values)
+        var result: [T] = []
+        try statement.forEachRow { result.append(try map($0)) }
+        return result
+    }
+
+    /// The rowid of the last successful INSERT on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// True while no explicit transaction is open.
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    // MARK: Pragmas
+
+    /// Sets the journal mode and returns the mode SQLite reports afterwards.
+    @discardableResult
+    public func setJournalMode(_ mode: JournalMode) throws -> String {
+        let reported = try scalar("PRAGMA journal_mode = \(mode.rawValue.uppercased())")?.textValue ?? ""
+        if reported.lowercased() != mode.rawValue, path != ":memory:", !path.isEmpty {
+            throw SQLiteError(resultCode: SQLITE_ERROR,
+                              message: "could not set journal_mode to \(mode.rawValue) (still \(reported))")
+        }
+        return reported
+    }
+
+    /// The journal mode in force (`wal`, `delete`, …).
+    public func journalMode() throws -> String {
+        try scalar("PRAGMA journal_mode")?.textValue?.lowercased() ?? ""
+    }
+
+    /// Runs `PRAGMA integrity_check` and returns its messages; `["ok"]` means sound.
+    public func integrityCheck() throws -> [String] {
+        let statement = try prepare("PRAGMA integrity_check")
+        var messages: [String] = []
+        try statement.forEachRow { messages.append($0.string(at: 0) ?? "") }
+        return messages
+    }
+
+    /// True when a table of that name exists.
+    public func tableExists(_ name: String) throws -> Bool {
+        try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) != nil
+    }
+
+    /// The column names of `table`, in order.
+    public func columns(of table: String) throws -> [String] {
+        let statement = try prepare("PRAGMA table_info(\(quoteIdentifier(table)))")
+        var names: [String] = []
+        try statement.forEachRow { names.append($0.string(at: 1) ?? "") }
+        return names
+    }
+}
+
+/// Quotes an identifier for SQL (`"name"`), doubling embedded quotes.
+public func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

@@ -1,0 +1,201 @@
+import CSQLite
+import Foundation
+
+/// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the bind call returns.
+let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+/// A prepared SQL statement with typed binds and typed column reads.
+///
+/// Parameters and columns are 0-based here (SQLite's parameters are 1-based underneath).
+///
+/// ```swift
+/// let insert = try connection.cachedStatement("INSERT INTO ZTAG (Z_PK, ZNAME) VALUES (?, ?)")
+/// insert.bind(Int64(1), at: 0)
+/// insert.bind("sea", at: 1)
+/// try insert.run()
+/// ```
+public final class Statement {
+    let handle: OpaquePointer
+    /// The SQL text as prepared.
+    public let sql: String
+    private unowned let connection: Connection
+
+    init(connection: Connection, sql: String) throws {
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let code = sql.withCString { sqlite3_prepare_v3(connection.handle, $0, -1, 0, &statement, &tail) }
+        try check(code, connection.handle, sql: sql)
+        guard let statement else {
+            throw SQLiteError(resultCode: SQLITE_MISUSE, message: "no SQL statement in text", sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Number of `?` parameters.
+    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+
+    /// Number of result columns.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The name of result column `index`.
+    public func columnName(at index: Int) -> String {
+        sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
+    }
+
+    // MARK: Binding
+
+    public func bind(_ value: Int64, at index: Int) {
+        sqlite3_bind_int64(handle, Int32(index + 1), value)
+    }
+
+    public func bind(_ value: Int, at index: Int) { bind(Int64(value), at: index) }
+
+    public func bind(_ value: Double, at index: Int) {
+        sqlite3_bind_double(handle, Int32(index + 1), value)
+    }
+
+    public func bind(_ value: Bool, at index: Int) { bind(Int64(value ? 1 : 0), at: index) }
+
+    /// Binds a date as seconds since 2001-01-01 UTC (Core Data's `TIMESTAMP`).
+    public func bind(_ value: Date, at index: Int) { bind(SQLiteDate.storedValue(value), at: index) }
+
+    public func bind(_ value: String, at index: Int) {
+        var value = value
+        value.withUTF8 { bytes in
+            // An empty buffer may have no base address, which SQLite would read as NULL.
+            if let base = bytes.baseAddress {
+                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    _ = sqlite3_bind_text(handle, Int32(index + 1), $0, Int32(bytes.count), sqliteTransient)
+                }
+            } else {
+                _ = sqlite3_bind_text(handle, Int32(index + 1), "", 0, sqliteTransient)
+            }
+        }
+    }
+
+    public func bind(_ value: Data, at index: Int) {
+        if value.isEmpty {
+            // A nil pointer would bind NULL; an empty blob is a value.
+            sqlite3_bind_zeroblob(handle, Int32(index + 1), 0)
+            return
+        }
+        value.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, Int32(index + 1), bytes.baseAddress, Int32(bytes.count), sqliteTransient)
+        }
+    }
+
+    public func bindNull(at index: Int) { sqlite3_bind_null(handle, Int32(index + 1)) }
+
+    public func bind(_ value: SQLiteValue, at index: Int) {
+        switch value {
+        case .null: bindNull(at: index)
+        case .integer(let integer): bind(integer, at: index)
+        case .real(let real): bind(real, at: index)
+        case .text(let text): bind(text, at: index)
+        case .blob(let blob): bind(blob, at: index)
+        }
+    }
+
+    /// Binds `values` to parameters 0, 1, 2, …
+    public func bind(_ values: [SQLiteValue]) {
+        for (index, value) in values.enumerated() { bind(value, at: index) }
+    }
+
+    public func clearBindings() { sqlite3_clear_bindings(handle) }
+
+    // MARK: Stepping
+
+    /// Advances to the next row; returns false when the statement is done.
+    ///
+    /// - Throws: `SQLiteError` carrying this statement's SQL.
+    @discardableResult
+    public func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = SQLiteError(connection: connection.handle, code: code, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Resets the statement so that it can run again; bindings are kept.
+    public func reset() { sqlite3_reset(handle) }
+
+    /// Runs the statement to completion with the current bindings, then resets it.
+    public func run() throws {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    /// Binds `values`, runs to completion and resets.
+    public func run(_ values: [SQLiteValue]) throws {
+        bind(values)
+        try run()
+    }
+
+    /// Calls `body` once per result row, then resets.
+    public func forEachRow(_ body: (Statement) throws -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while try step() { try body(self) }
+    }
+
+    // MARK: Columns
+
+    public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+
+    public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
+
+    public func int(at index: Int) -> Int { Int(sqlite3_column_int64(handle, Int32(index))) }
+
+    public func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
+
+    public func bool(at index: Int) -> Bool { sqlite3_column_int64(handle, Int32(index)) != 0 }
+
+    /// The column as text, or nil when it is NULL.
+    public func string(at index: Int) -> String? {
+        let column = Int32(index)
+        guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
+        guard let text = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// The column as bytes, or nil when it is NULL; an empty blob is empty `Data`.
+    public func data(at index: Int) -> Data? {
+        let column = Int32(index)
+        guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
+        guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// The column as a date stored as seconds since 2001, or nil when it is NULL.
+    public func date(at index: Int) -> Date? {
+        isNull(at: index) ? nil : SQLiteDate.date(double(at: index))
+    }
+
+    /// The column as whatever storage class SQLite holds it in.
+    public func value(at index: Int) -> SQLiteValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(string(at: index) ?? "")
+        case SQLITE_BLOB: return .blob(data(at: index) ?? Data())
+        default: return .null
+        }
+    }
+
+    /// SQL with the current bindings substituted, as SQLite renders it.
+    public var expandedSQL: String? {
+        guard let raw = sqlite3_expanded_sql(handle) else { return nil }
+        defer { sqlite3_free(raw) }
+        return String(cString: raw)
+    }
+}
