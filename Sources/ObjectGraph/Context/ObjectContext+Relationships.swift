@@ -1,0 +1,153 @@
+import Foundation
+
+/// Relationship changes keep both sides in step, as Core Data's inverse management does:
+/// setting `photo.place` adds the photo to `place.photos` and removes it from the old place's.
+extension ObjectContext {
+    func setToOne(of object: ManagedObject, index: Int, to target: ManagedObject?) throws {
+        let relationship = object.entity.relationships[index]
+        try checkMember(target, for: object)
+        object.fireFaultIfNeeded()
+        let old = object.toOne[relationship.slot]
+        let new = target?.objectID
+        guard old != new else { return }
+        journal?.record(object, in: self)
+        object.toOne[relationship.slot] = new
+        objectDidChange(object)
+        guard let inverse = relationship.inverseIndex else { return }
+        if let old, let previous = registeredOrFault(old) { detach(object.objectID, from: previous, inverse: inverse) }
+        if let target { attach(object, to: target, inverse: inverse, forwardIndex: index) }
+    }
+
+    func setToMany(of object: ManagedObject, index: Int, to targets: [ManagedObject]) throws {
+        for target in targets { try checkMember(target, for: object) }
+        let current = object.toManyIDs(index: index)
+        let desired = Set(targets.map(\.objectID))
+        for id in current.subtracting(desired) {
+            if let target = registeredOrFault(id) { try unlink(object, index: index, from: target) }
+        }
+        for target in targets where !current.contains(target.objectID) {
+            try link(object, index: index, to: target)
+        }
+    }
+
+    /// Adds `target` to the to-many relationship `index` of `object`.
+    func link(_ object: ManagedObject, index: Int, to target: ManagedObject) throws {
+        let relationship = object.entity.relationships[index]
+        try checkMember(target, for: object)
+        if object.toMany[relationship.slot].members?.contains(target.objectID) == true { return }
+        journal?.record(object, in: self)
+        object.toMany[relationship.slot].insert(target.objectID)
+        objectDidChange(object)
+        if let inverse = relationship.inverseIndex { attach(object, to: target, inverse: inverse, forwardIndex: index) }
+    }
+
+    /// Removes `target` from the to-many relationship `index` of `object`.
+    func unlink(_ object: ManagedObject, index: Int, from target: ManagedObject) throws {
+        let relationship = object.entity.relationships[index]
+        journal?.record(object, in: self)
+        object.toMany[relationship.slot].remove(target.objectID)
+        objectDidChange(object)
+        if let inverse = relationship.inverseIndex { detach(object.objectID, from: target, inverse: inverse) }
+    }
+
+    /// Makes `target`'s inverse relationship include (to-many) or point at (to-one) `object`.
+    func attach(_ object: ManagedObject, to target: ManagedObject, inverse: Int, forwardIndex: Int) {
+        let inverseRelationship = target.entity.relationships[inverse]
+        journal?.record(target, in: self)
+        if inverseRelationship.isToMany {
+            target.toMany[inverseRelationship.slot].insert(object.objectID)
+            objectDidChange(target)
+            return
+        }
+        target.fireFaultIfNeeded()
+        let previous = target.toOne[inverseRelationship.slot]
+        guard previous != object.objectID else { return }
+        if let previous, let earlier = registeredOrFault(previous) {
+            // The target leaves its former partner: clear the forward side there.
+            let forward = object.entity.relationships[forwardIndex]
+            journal?.record(earlier, in: self)
+            if forward.isToMany {
+                earlier.toMany[forward.slot].remove(target.objectID)
+            } else {
+                earlier.fireFaultIfNeeded()
+                if earlier.toOne[forward.slot] == target.objectID { earlier.toOne[forward.slot] = nil }
+            }
+            objectDidChange(earlier)
+        }
+        target.toOne[inverseRelationship.slot] = object.objectID
+        objectDidChange(target)
+    }
+
+    /// Makes `target`'s inverse relationship forget `id`.
+    func detach(_ id: ObjectID, from target: ManagedObject, inverse: Int) {
+        let inverseRelationship = target.entity.relationships[inverse]
+        journal?.record(target, in: self)
+        if inverseRelationship.isToMany {
+            target.toMany[inverseRelationship.slot].remove(id)
+            objectDidChange(target)
+            return
+        }
+        target.fireFaultIfNeeded()
+        if target.toOne[inverseRelationship.slot] == id {
+            target.toOne[inverseRelationship.slot] = nil
+            objectDidChange(target)
+        }
+    }
+
+    private func checkMember(_ target: ManagedObject?, for object: ManagedObject) throws {
+        guard let target else { return }
+        guard target.owningContext === self, object.owningContext === self else {
+            throw ContextError("\(target) belongs to another context than \(object)")
+        }
+    }
+
+    /// Loads the members of a to-many relationship from the source.
+    func loadToMany(of object: ManagedObject, relationship: EntityRelationship) {
+        guard object.toMany[relationship.slot].members == nil else { return }
+        let ids = object.objectID.isTemporary ? [] : ((try? source.relatedIDs(of: object.objectID, relationship: relationship.index)) ?? [])
+        object.toMany[relationship.slot].load(ids.map(resolve))
+    }
+
+    /// Loads a to-many relationship of many objects with one query (relationship prefetching).
+    public func prefetch(_ relationshipName: String, of objects: [ManagedObject]) throws {
+        var byEntity: [Int: [ManagedObject]] = [:]
+        for object in objects where object.owningContext === self { byEntity[object.entity.number, default: []].append(object) }
+        for (_, group) in byEntity {
+            guard let relationship = group.first?.entity.relationship(named: relationshipName) else {
+                throw ContextError("\(group.first?.entity.name ?? "?") has no relationship named \(relationshipName)")
+            }
+            if relationship.isToMany {
+                let unloaded = group.filter { $0.toMany[relationship.slot].members == nil && !$0.objectID.isTemporary }
+                guard !unloaded.isEmpty else { continue }
+                let related: [Int64: [ObjectID]]
+                if source === coordinator {
+                    related = try coordinator.withStore { store in
+                        try store.relatedIDs(of: unloaded.map(\.objectID.primaryKey), relationship: relationship)
+                    }
+                } else {
+                    var collected: [Int64: [ObjectID]] = [:]
+                    for object in unloaded {
+                        collected[object.objectID.primaryKey] = try source.relatedIDs(of: object.objectID, relationship: relationship.index)
+                    }
+                    related = collected
+                }
+                for object in unloaded { object.toMany[relationship.slot].load((related[object.objectID.primaryKey] ?? []).map(resolve)) }
+                let targets = Set(related.values.joined())
+                try loadFaults(Array(targets))
+            } else {
+                let targets = group.compactMap { object -> ObjectID? in
+                    object.fireFaultIfNeeded()
+                    return object.toOne[relationship.slot]
+                }
+                try loadFaults(Array(Set(targets)))
+            }
+        }
+    }
+
+    /// Registers and loads the objects for `ids` in one query per table.
+    func loadFaults(_ ids: [ObjectID]) throws {
+        let needed = ids.map(resolve).filter { id in registry[id].map(\.isFault) ?? true }.filter { !$0.isTemporary }
+        guard !needed.isEmpty else { return }
+        for snapshot in try source.snapshots(of: needed) { _ = register(snapshot) }
+    }
+}

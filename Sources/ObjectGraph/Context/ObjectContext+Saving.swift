@@ -1,0 +1,241 @@
+import Foundation
+import SQLiteDB
+
+extension ObjectContext {
+    /// Saves this context's changes into its parent: the store in one SQLite transaction, or
+    /// the parent context's memory.
+    ///
+    /// Delete rules run first, then validation; a save that fails changes nothing on disk and
+    /// leaves this context as it was.
+    ///
+    /// - Throws: `ValidationError`, `MergeConflictError`, `UniqueConstraintError`, `SQLiteError`.
+    public func save() throws {
+        if let error = deferredErrors.first {
+            deferredErrors.removeAll()
+            throw error
+        }
+        guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
+        let journal = SaveJournal(context: self)
+        self.journal = journal
+        defer { self.journal = nil }
+        let outcome: CommitOutcome
+        let payload: CommitPayload
+        do {
+            try propagateDeletes()
+            try validate()
+            payload = makePayload()
+            guard !payload.isEmpty else {
+                finishEmptySave()
+                return
+            }
+            outcome = try source.commit(payload, policy: mergePolicy)
+        } catch {
+            journal.restore(self)
+            throw error
+        }
+        apply(outcome, payload: payload)
+        if source === coordinator { coordinator.broadcast(outcome.changeSet, from: inbox) }
+        notify(ContextChanges(reason: .saved, changeSet: outcome.changeSet))
+    }
+
+    /// Runs delete rules: cascade deletes, nullify clears inverses, deny refuses.
+    private func propagateDeletes() throws {
+        var queue = Array(deleted.values)
+        var visited = Set<ObjectIdentifier>()
+        while let object = queue.popLast() {
+            guard visited.insert(ObjectIdentifier(object)).inserted else { continue }
+            for relationship in object.entity.relationships {
+                let targets: [ObjectID]
+                if relationship.isToMany {
+                    targets = Array(object.toManyIDs(index: relationship.index))
+                } else {
+                    object.fireFaultIfNeeded()
+                    targets = object.toOne[relationship.slot].map { [$0] } ?? []
+                }
+                let live = targets.compactMap { registeredOrFault($0) }.filter { !$0.isDeleted }
+                switch relationship.deleteRule {
+                case .deny:
+                    if !live.isEmpty {
+                        throw ValidationError(objectID: object.objectID, entityName: object.entity.name,
+                                              property: relationship.name, rule: .deny,
+                                              detail: "refuses the delete: \(live.count) related object\(live.count == 1 ? "" : "s") remain")
+                    }
+                case .cascade:
+                    for target in live {
+                        delete(target)
+                        queue.append(target)
+                    }
+                case .nullify:
+                    guard let inverse = relationship.inverseIndex else { continue }
+                    for target in live { detach(object.objectID, from: target, inverse: inverse) }
+                case .noAction:
+                    continue
+                }
+            }
+        }
+    }
+
+    private func validate() throws {
+        let candidates = Array(inserted.values) + Array(updated.values)
+        for object in candidates where !object.isDeleted {
+            let entity = object.entity
+            if !object.isFault {
+                for attribute in entity.attributes {
+                    let value = object.values[attribute.slot]
+                    if case .real(let number) = value, number.isNaN {
+                        throw ValidationError(objectID: object.objectID, entityName: entity.name, property: attribute.name,
+                                              rule: .notANumber, detail: "is NaN, which cannot be stored")
+                    }
+                    if !attribute.declaration.isOptional && !attribute.declaration.isTransient && value.isNull {
+                        throw ValidationError(objectID: object.objectID, entityName: entity.name, property: attribute.name,
+                                              rule: .required, detail: "is required")
+                    }
+                }
+            }
+            for relationship in entity.relationships {
+                let declaration = relationship.declaration
+                if !relationship.isToMany {
+                    if !declaration.isOptional && !object.isFault && object.toOne[relationship.slot] == nil {
+                        throw ValidationError(objectID: object.objectID, entityName: entity.name, property: relationship.name,
+                                              rule: .required, detail: "is required")
+                    }
+                    continue
+                }
+                guard declaration.minCount > 0 || declaration.maxCount > 0 || !declaration.isOptional else { continue }
+                let count = object.toManyIDs(index: relationship.index).count
+                let minimum = max(declaration.minCount, declaration.isOptional ? 0 : 1)
+                if count < minimum {
+                    throw ValidationError(objectID: object.objectID, entityName: entity.name, property: relationship.name,
+                                          rule: .tooFewObjects, detail: "has \(count) objects, fewer than the minimum \(minimum)")
+                }
+                if declaration.maxCount > 0 && count > declaration.maxCount {
+                    throw ValidationError(objectID: object.objectID, entityName: entity.name, property: relationship.name,
+                                          rule: .tooManyObjects, detail: "has \(count) objects, more than the maximum \(declaration.maxCount)")
+                }
+            }
+        }
+    }
+
+    /// Turns the context's changes into what the parent applies.
+    func makePayload() -> CommitPayload {
+        var payload = CommitPayload()
+        payload.author = name
+        for object in inserted.values where !object.isDeleted {
+            payload.inserts.append(InsertRecord(id: object.objectID, values: object.values, toOne: object.toOne))
+            collectLinks(of: object, into: &payload)
+        }
+        for object in updated.values where !object.isDeleted && !object.isInserted {
+            var changedSlots: [Int] = []
+            var changedToOne: [Int] = []
+            var keys = Set<String>()
+            if !object.isFault, let committed = object.committedValues {
+                for slot in object.values.indices where object.values[slot] != committed[slot] {
+                    changedSlots.append(slot)
+                    keys.insert(object.entity.attributes[slot].name)
+                }
+            }
+            if !object.isFault, let committed = object.committedToOne {
+                for relationship in object.entity.relationships where !relationship.isToMany
+                    && object.toOne[relationship.slot] != committed[relationship.slot] {
+                    changedToOne.append(relationship.slot)
+                    keys.insert(relationship.name)
+                }
+            }
+            for relationship in object.entity.relationships where relationship.isToMany && object.toMany[relationship.slot].hasChanges {
+                keys.insert(relationship.name)
+            }
+            guard !keys.isEmpty else { continue }
+            collectLinks(of: object, into: &payload)
+            payload.updates.append(UpdateRecord(
+                id: object.objectID, baseVersion: object.isFault ? nil : object.version,
+                changedSlots: changedSlots, changedToOne: changedToOne,
+                values: object.values, toOne: object.toOne,
+                originalValues: object.committedValues ?? [], originalToOne: object.committedToOne ?? [],
+                changedKeys: keys))
+        }
+        for object in deleted.values where !object.isInserted {
+            payload.deletes.append(DeleteRecord(id: object.objectID, baseVersion: object.isFault ? nil : object.version))
+        }
+        return payload
+    }
+
+    private func collectLinks(of object: ManagedObject, into payload: inout CommitPayload) {
+        for relationship in object.entity.relationships where relationship.isToMany {
+            guard case .joinTable(let table, let sourceColumn, _) = relationship.storage else { continue }
+            let state = object.toMany[relationship.slot]
+            guard state.hasChanges else { continue }
+            let isOwner = model.joinTables.contains { $0.name == table && $0.sourceColumn == sourceColumn }
+            func link(_ other: ObjectID) -> JoinLink {
+                isOwner ? JoinLink(table: table, source: object.objectID, destination: other)
+                        : JoinLink(table: table, source: other, destination: object.objectID)
+            }
+            for id in state.added { payload.addedLinks.insert(link(id)) }
+            for id in state.removed { payload.removedLinks.insert(link(id)) }
+        }
+    }
+
+    /// Adopts what the save produced: permanent IDs, versions, settled conflicts; clears changes.
+    func apply(_ outcome: CommitOutcome, payload: CommitPayload) {
+        let saved = Array(inserted.values) + Array(updated.values)
+        let mapping = outcome.changeSet.permanentIDs
+        for (temporary, permanent) in mapping {
+            aliases[temporary] = permanent
+            guard let object = registry.removeValue(forKey: temporary) else { continue }
+            if let earlier = registry[permanent], earlier !== object { earlier.owningContext = nil }
+            object.objectID = permanent
+            registry[permanent] = object
+        }
+        if !mapping.isEmpty {
+            for object in saved { remapReferences(in: object, mapping) }
+        }
+        for object in deleted.values {
+            registry.removeValue(forKey: object.objectID)
+            object.owningContext = nil
+        }
+        for object in saved where !object.isDeleted {
+            if let version = outcome.versions[object.objectID] { object.version = version }
+            if let resolved = outcome.resolved[object.objectID] {
+                object.install(resolved)
+            } else if !object.isFault {
+                object.committedValues = object.values
+                object.committedToOne = object.toOne
+            }
+            for slot in object.toMany.indices {
+                object.toMany[slot].added.removeAll()
+                object.toMany[slot].removed.removeAll()
+            }
+            object.isInserted = false
+            object.isMarkedUpdated = false
+        }
+        for id in outcome.deletedInStore {
+            if let object = registry.removeValue(forKey: resolve(id)) {
+                object.isDeleted = true
+                object.owningContext = nil
+            }
+        }
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+    }
+
+    private func finishEmptySave() {
+        for object in updated.values { object.isMarkedUpdated = false }
+        updated.removeAll()
+    }
+
+    func remapReferences(in object: ManagedObject, _ mapping: [ObjectID: ObjectID]) {
+        for slot in object.toOne.indices {
+            if let id = object.toOne[slot], let permanent = mapping[id] { object.toOne[slot] = permanent }
+        }
+        if let committed = object.committedToOne {
+            object.committedToOne = committed.map { id in id.flatMap { mapping[$0] ?? $0 } }
+        }
+        for slot in object.toMany.indices {
+            var state = object.toMany[slot]
+            guard state.members?.contains(where: \.isTemporary) == true || state.added.contains(where: \.isTemporary) else { continue }
+            state.members = state.members.map { Set($0.map { mapping[$0] ?? $0 }) }
+            state.added = Set(state.added.map { mapping[$0] ?? $0 })
+            object.toMany[slot] = state
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import SQLiteDB
+
+/// A scratch pad of managed objects over a store or a parent context: inserts, changes and
+/// deletes stay here until `save()` hands them down in one piece.
+///
+/// A context is not `Sendable`: use it from one isolation domain at a time. To work on another
+/// queue, make a `QueueContext`, and pass `ObjectID`s, never objects, between them.
+///
+/// ```swift
+/// let context = ObjectContext(coordinator: coordinator)
+/// let place = Place(context: context)
+/// place.name = "Lisbon"
+/// try context.save()
+/// ```
+public final class ObjectContext {
+    public let model: ObjectModel
+    public let coordinator: StoreCoordinator
+    let source: any ObjectSource
+    /// Shown in change sets as their author.
+    public var name: String?
+    /// How saves settle conflicts with changes saved elsewhere; `.error` by default.
+    public var mergePolicy: MergePolicy = .error
+    /// When true, the context merges every save committed by other contexts (refreshing the
+    /// objects it holds and dropping deleted ones) before it next fetches or looks objects up.
+    public var automaticallyMergesChanges = false
+
+    var registry: [ObjectID: ManagedObject] = [:]
+    /// Temporary IDs of objects saved since, mapped to their permanent IDs.
+    var aliases: [ObjectID: ObjectID] = [:]
+    var inserted: [ObjectID: ManagedObject] = [:]
+    var updated: [ObjectID: ManagedObject] = [:]
+    var deleted: [ObjectID: ManagedObject] = [:]
+    /// Faults not yet fired, by root entity, so that firing one can fire its neighbours too.
+    var unfiredFaults: [Int: [ObjectID]] = [:]
+    let inbox = ChangeInbox()
+    private var inboxKey: UUID?
+    var observers: [UUID: (ContextChanges) -> Void] = [:]
+    /// Errors raised where nothing could throw (relationship setters); the next save reports them.
+    var deferredErrors: [Error] = []
+    /// While a save runs: the state of each object before the save touched it.
+    var journal: SaveJournal?
+
+    /// A root context working directly on the store.
+    public convenience init(coordinator: StoreCoordinator, name: String? = nil) {
+        self.init(source: coordinator, name: name)
+    }
+
+    init(source: any ObjectSource, name: String?) {
+        self.source = source
+        self.model = source.model
+        self.coordinator = source.coordinator
+        self.name = name
+        inboxKey = coordinator.register(inbox)
+    }
+
+    deinit {
+        if let inboxKey { coordinator.unregister(inboxKey) }
+        for object in registry.values { object.owningContext = nil }
+    }
+
+    /// A child context in the same isolation domain: its saves go into this context, not the
+    /// store, and can be thrown away (scratch edits).
+    public func newChildContext(name: String? = nil) -> ObjectContext {
+        let child = ObjectContext(source: self, name: name)
+        child.mergePolicy = mergePolicy
+        return child
+    }
+
+    // MARK: State
+
+    /// True when the context holds unsaved inserts, updates or deletes.
+    public var hasChanges: Bool { !inserted.isEmpty || !deleted.isEmpty || updated.values.contains { hasRealChanges($0) } }
+
+    public var insertedObjects: [ManagedObject] { Array(inserted.values) }
+    public var updatedObjects: [ManagedObject] { updated.values.filter { hasRealChanges($0) } }
+    public var deletedObjects: [ManagedObject] { Array(deleted.values) }
+    public var registeredObjects: [ManagedObject] { Array(registry.values) }
+
+    func hasRealChanges(_ object: ManagedObject) -> Bool {
+        if object.isInserted || object.isDeleted { return true }
+        if object.toMany.contains(where: \.hasChanges) { return true }
+        guard !object.isFault else { return false }
+        return object.committedValues != object.values || object.committedToOne != object.toOne
+    }
+
+    // MARK: Inserting
+
+    /// Inserts a new object of `type`.
+    ///
+    /// ```swift
+    /// let tag = context.insert(Tag.self)
+    /// ```
+    public func insert<T: ManagedObject>(_ type: T.Type) -> T {
+        T(context: self)
+    }
+
+    /// Inserts a new object of the entity named `entityName` (for models built from data).
+    ///
+    /// - Throws: `ContextError` for an unknown or abstract entity.
+    public func insertObject(entityName: String) throws -> ManagedObject {
+        guard let entity = model.entity(named: entityName) else { throw ContextError("no entity named \(entityName)") }
+        guard !entity.isAbstract else { throw ContextError("entity \(entityName) is abstract") }
+        let object = entity.objectClass.init(ObjectSeed(entity: entity, objectID: .temporary(entityNumber: entity.number),
+                                                       context: self, isFault: false))
+        insertNew(object)
+        return object
+    }
+
+    func insertNew(_ object: ManagedObject) {
+        for attribute in object.entity.attributes {
+            if let value = attribute.declaration.defaultValue { object.values[attribute.slot] = value }
+        }
+        object.isInserted = true
+        registry[object.objectID] = object
+        inserted[object.objectID] = object
+    }
+
+    // MARK: Looking objects up
+
+    /// The object for `id` in this context: the registered one, or a fault that loads on first use.
+    /// No query runs here.
+    public func object(with id: ObjectID) -> ManagedObject? {
+        drainInbox()
+        return registeredOrFault(id)
+    }
+
+    /// The object for `id`, loaded now.
+    ///
+    /// - Throws: `ContextError` when no such object exists (or it was deleted).
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        drainInbox()
+        guard let object = registeredOrFault(id), !object.isDeleted else {
+            throw ContextError("no object with ID \(id)")
+        }
+        if object.isFault {
+            guard let snapshot = try source.snapshot(of: object.objectID) else {
+                throw ContextError("no object with ID \(id)")
+            }
+            object.install(snapshot)
+        }
+        return object
+    }
+
+    /// A typed `existingObject(with:)`.
+    public func existingObject<T: ManagedObject>(with id: ObjectID, as type: T.Type) throws -> T {
+        guard let object = try existingObject(with: id) as? T else {
+            throw ContextError("object \(id) is not a \(T.self)")
+        }
+        return object
+    }
+
+    func resolve(_ id: ObjectID) -> ObjectID { aliases[id] ?? id }
+
+    func registeredOrFault(_ id: ObjectID) -> ManagedObject? {
+        let id = resolve(id)
+        if let object = registry[id] { return object }
+        guard !id.isTemporary, let entity = model.entity(number: id.entityNumber) else { return nil }
+        let object = entity.objectClass.init(ObjectSeed(entity: entity, objectID: id, context: self, isFault: true))
+        registry[id] = object
+        unfiredFaults[entity.root, default: []].append(id)
+        return object
+    }
+
+    /// Registers (or refreshes) an object from a snapshot fetched from the source.
+    func register(_ snapshot: ObjectSnapshot) -> ManagedObject? {
+        let id = resolve(snapshot.id)
+        if let object = registry[id] {
+            if object.isFault { object.install(snapshot) }
+            return object
+        }
+        guard let entity = model.entity(number: id.entityNumber) else { return nil }
+        let object = entity.objectClass.init(ObjectSeed(entity: entity, objectID: id, context: self, isFault: false))
+        object.install(snapshot)
+        registry[id] = object
+        return object
+    }
+
+    /// Loads a fault, together with up to 255 other unfired faults of the same table.
+    func fulfillFault(_ object: ManagedObject) {
+        guard object.isFault else { return }
+        let root = object.entity.root
+        var batch = [object.objectID]
+        if var waiting = unfiredFaults[root] {
+            while batch.count < 256, let next = waiting.popLast() {
+                if next != object.objectID, registry[next]?.isFault == true { batch.append(next) }
+            }
+            unfiredFaults[root] = waiting.isEmpty ? nil : waiting
+        }
+        let snapshots = (try? source.snapshots(of: batch)) ?? []
+        for snapshot in snapshots {
+            if let target = registry[resolve(snapshot.id)], target.isFault { target.install(snapshot) }
+        }
+        if object.isFault {
+            // The row is gone: the object reads as empty rather than trapping, as Core Data would.
+            object.values = Array(repeating: .null, count: object.entity.attributes.count)
+            object.committedValues = object.values
+            object.committedToOne = object.toOne
+            object.isFault = false
+        }
+    }
+
+    // MARK: Changing
+
+    /// Records that `object` changed (attributes or relationships).
+    func objectDidChange(_ object: ManagedObject) {
+        guard object.owningContext === self else { return }
+        journal?.record(object, in: self)
+        guard !object.isInserted, !object.isMarkedUpdated, !object.isDeleted else { return }
+        object.isMarkedUpdated = true
+        updated[object.objectID] = object
+    }
+
+    /// Marks `object` deleted; its delete rules run when the context saves.
+    public func delete(_ object: ManagedObject) {
+        guard object.owningContext === self, !object.isDeleted else { return }
+        journal?.record(object, in: self)
+        object.isDeleted = true
+        updated.removeValue(forKey: object.objectID)
+        deleted[object.objectID] = object
+    }
+
+    func recordDeferredError(_ error: Error) { deferredErrors.append(error) }
+}
+
+/// A misuse of a context: an unknown entity, an object from another context, a missing object.
+public struct ContextError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

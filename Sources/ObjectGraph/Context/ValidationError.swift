@@ -1,0 +1,29 @@
+import Foundation
+
+/// A save refused because an object breaks a rule of the model.
+///
+/// Its description names the object, the property and the rule:
+/// `Photo t3: title is required`.
+public struct ValidationError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Rule: String, Sendable {
+        /// A non-optional attribute or to-one relationship has no value.
+        case required
+        /// A floating-point attribute holds NaN, which SQLite cannot store.
+        case notANumber
+        case tooFewObjects
+        case tooManyObjects
+        /// A delete refused by a deny rule while related objects exist.
+        case deny
+    }
+
+    public var objectID: ObjectID
+    public var entityName: String
+    public var property: String
+    public var rule: Rule
+    public var detail: String
+
+    public var description: String {
+        let object = objectID.isTemporary ? "t\(-objectID.primaryKey)" : "p\(objectID.primaryKey)"
+        return "\(entityName) \(object): \(property) \(detail)"
+    }
+}

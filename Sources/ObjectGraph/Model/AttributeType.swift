@@ -1,0 +1,59 @@
+import Foundation
+
+/// The type of an attribute, as Core Data names them.
+public enum AttributeType: String, Sendable, CaseIterable, Codable {
+    case string, boolean, integer16, integer32, integer64, double, float, decimal, date, binary, uuid, uri
+    /// An archived value that this framework reads and writes as raw `Data`.
+    case transformable
+
+    /// The column type Core Data declares in its SQLite tables.
+    public var sqlType: String {
+        switch self {
+        case .boolean, .integer16, .integer32, .integer64: "INTEGER"
+        case .double, .float: "FLOAT"
+        case .decimal: "DECIMAL"
+        case .date: "TIMESTAMP"
+        case .string, .uri: "VARCHAR"
+        case .binary, .transformable, .uuid: "BLOB"
+        }
+    }
+
+    /// Core Data orders a table's columns by these groups, then by entity, then by name.
+    var columnGroup: Int {
+        switch self {
+        case .boolean, .integer16, .integer32, .integer64: 0
+        case .date, .double, .float: 1
+        case .decimal: 2
+        case .string: 3
+        case .uri: 4
+        case .binary, .transformable, .uuid: 5
+        }
+    }
+
+    /// The name Xcode's model editor writes (`attributeType="Integer 16"`).
+    public var coreDataName: String {
+        switch self {
+        case .string: "String"
+        case .boolean: "Boolean"
+        case .integer16: "Integer 16"
+        case .integer32: "Integer 32"
+        case .integer64: "Integer 64"
+        case .double: "Double"
+        case .float: "Float"
+        case .decimal: "Decimal"
+        case .date: "Date"
+        case .binary: "Binary"
+        case .uuid: "UUID"
+        case .uri: "URI"
+        case .transformable: "Transformable"
+        }
+    }
+
+    public init?(coreDataName: String) {
+        guard let type = AttributeType.allCases.first(where: { $0.coreDataName == coreDataName }) else { return nil }
+        self = type
+    }
+
+    /// True for the integer and boolean types.
+    public var isInteger: Bool { columnGroup == 0 }
+}

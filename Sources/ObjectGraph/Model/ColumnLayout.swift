@@ -1,0 +1,142 @@
+import Foundation
+
+/// Names tables and columns as Core Data does (checked against Apple-made stores):
+///
+/// - one table per hierarchy, `Z` + the root entity's name in capitals;
+/// - after `Z_PK, Z_ENT, Z_OPT`, columns grouped by kind — integers and to-one keys, then dates
+///   and floating point, decimals, strings, URIs, blobs — and within a group by entity number,
+///   attributes before relationships, then by name;
+/// - a name already used in the table gets a number (`ZACCOUNT1`);
+/// - a to-one whose destination has subentities gets `Z<n>_<NAME>` for the target's `Z_ENT`;
+/// - a many-to-many gets `Z_<n><NAME>` with `Z_<n><INVERSE>` and `Z_<m><NAME>` columns, named by
+///   the side with the lower entity number; join column names are unique across the model.
+struct ColumnLayout {
+    struct Key: Hashable {
+        let entity: Int
+        let property: String
+        init(_ entity: Int, _ property: String) {
+            self.entity = entity
+            self.property = property
+        }
+    }
+
+    private(set) var attributeColumns: [Key: String] = [:]
+    private(set) var toOneColumns: [Key: (column: String, entityColumn: String?)] = [:]
+    private(set) var joinTables: [ObjectModel.JoinTable] = []
+    /// Each table's property columns, in Core Data's order.
+    private(set) var tableColumns: [String: [ObjectModel.Column]] = [:]
+    private var joinTableByKey: [Key: ObjectModel.JoinTable] = [:]
+
+    static func tableName(_ rootEntity: String) -> String { "Z" + rootEntity.uppercased() }
+
+    init(order: [String], number: [String: Int], byName: [String: EntityDescription], chains: [String: [String]]) throws {
+        let hasSubentities = Set(byName.values.compactMap(\.parent))
+        // Columns, table by table.
+        for root in order where byName[root]?.parent == nil {
+            struct Item { let group: Int; let entity: Int; let isRelationship: Bool; let name: String; let key: Key; let entityColumnFor: Int?; let sqlType: String }
+            var items: [Item] = []
+            for name in order where chains[name]?.first == root {
+                guard let description = byName[name], let entityNumber = number[name] else { continue }
+                for attribute in description.attributes where !attribute.isTransient {
+                    items.append(Item(group: attribute.type.columnGroup, entity: entityNumber, isRelationship: false,
+                                      name: attribute.name, key: Key(entityNumber, attribute.name), entityColumnFor: nil,
+                                      sqlType: attribute.type.sqlType))
+                }
+                for relationship in description.relationships where !relationship.isToMany {
+                    let destinationNumber = number[relationship.destination]
+                    let needsEntityColumn = hasSubentities.contains(relationship.destination)
+                    items.append(Item(group: 0, entity: entityNumber, isRelationship: true, name: relationship.name,
+                                      key: Key(entityNumber, relationship.name),
+                                      entityColumnFor: needsEntityColumn ? destinationNumber : nil, sqlType: "INTEGER"))
+                }
+            }
+            items.sort {
+                ($0.group, $0.entity, $0.isRelationship ? 1 : 0, $0.name.uppercased(), $0.name)
+                    < ($1.group, $1.entity, $1.isRelationship ? 1 : 0, $1.name.uppercased(), $1.name)
+            }
+            var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+            func claim(_ base: String) -> String {
+                var candidate = base
+                var suffix = 1
+                while used.contains(candidate) {
+                    candidate = base + String(suffix)
+                    suffix += 1
+                }
+                used.insert(candidate)
+                return candidate
+            }
+            let table = ColumnLayout.tableName(root)
+            for item in items {
+                let column = claim("Z" + item.name.uppercased())
+                tableColumns[table, default: []].append(ObjectModel.Column(name: column, type: item.sqlType))
+                if item.isRelationship {
+                    let entityColumn = item.entityColumnFor.map { claim("Z\($0)_" + item.name.uppercased()) }
+                    if let entityColumn {
+                        tableColumns[table, default: []].append(ObjectModel.Column(name: entityColumn, type: "INTEGER"))
+                    }
+                    toOneColumns[item.key] = (column, entityColumn)
+                } else {
+                    attributeColumns[item.key] = column
+                }
+            }
+        }
+        // Join tables, in owning entity order, then relationship name.
+        var usedJoinColumns: Set<String> = []
+        func claimJoinColumn(_ base: String) -> String {
+            var candidate = base
+            var suffix = 1
+            while usedJoinColumns.contains(candidate) {
+                candidate = base + String(suffix)
+                suffix += 1
+            }
+            usedJoinColumns.insert(candidate)
+            return candidate
+        }
+        for name in order {
+            guard let description = byName[name], let ownNumber = number[name] else { continue }
+            for relationship in description.relationships.sorted(by: { $0.name < $1.name }) where relationship.isToMany {
+                guard let inverseName = relationship.inverse,
+                      let inverse = ColumnLayout.declaredRelationship(inverseName, from: relationship.destination, byName: byName, chains: chains),
+                      inverse.relationship.isToMany,
+                      let otherNumber = number[inverse.declaringEntity] else { continue }
+                let isOwner = ownNumber < otherNumber || (ownNumber == otherNumber && relationship.name <= inverseName)
+                guard isOwner else { continue }
+                let table = ObjectModel.JoinTable(
+                    name: "Z_\(ownNumber)" + relationship.name.uppercased(),
+                    sourceColumn: claimJoinColumn("Z_\(ownNumber)" + inverseName.uppercased()),
+                    destinationColumn: claimJoinColumn("Z_\(otherNumber)" + relationship.name.uppercased()),
+                    sourceEntity: ownNumber, relationship: relationship.name)
+                joinTables.append(table)
+                joinTableByKey[Key(ownNumber, relationship.name)] = table
+                joinTableByKey[Key(otherNumber, inverseName)] = ObjectModel.JoinTable(
+                    name: table.name, sourceColumn: table.destinationColumn, destinationColumn: table.sourceColumn,
+                    sourceEntity: otherNumber, relationship: inverseName)
+            }
+        }
+    }
+
+    /// The relationship named `name` as declared by `entity` or one of its ancestors.
+    static func declaredRelationship(_ name: String, from entity: String, byName: [String: EntityDescription],
+                                     chains: [String: [String]]) -> (relationship: RelationshipDescription, declaringEntity: String)? {
+        for ancestor in (chains[entity] ?? [entity]).reversed() {
+            if let relationship = byName[ancestor]?.relationships.first(where: { $0.name == name }) {
+                return (relationship, ancestor)
+            }
+        }
+        return nil
+    }
+
+    func storage(for relationship: RelationshipDescription, declaredBy declaring: Int, entity: String) throws -> RelationshipStorage {
+        let key = Key(declaring, relationship.name)
+        if !relationship.isToMany {
+            guard let columns = toOneColumns[key] else {
+                throw ModelError("relationship \(entity).\(relationship.name) has no column")
+            }
+            return .foreignKey(column: columns.column, entityColumn: columns.entityColumn)
+        }
+        if let table = joinTableByKey[key] {
+            return .joinTable(table: table.name, sourceColumn: table.sourceColumn, destinationColumn: table.destinationColumn)
+        }
+        return .inverseForeignKey
+    }
+}

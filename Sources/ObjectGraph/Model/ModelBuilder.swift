@@ -1,0 +1,183 @@
+import Foundation
+
+/// Resolves entity descriptions into Core Data's numbering, property slots and SQL names.
+struct ModelBuilder {
+    let descriptions: [EntityDescription]
+    private var byName: [String: EntityDescription] = [:]
+
+    init(_ descriptions: [EntityDescription]) {
+        self.descriptions = descriptions
+    }
+
+    struct Result {
+        var entities: [Entity]
+        var joinTables: [ObjectModel.JoinTable]
+        var tableColumns: [String: [ObjectModel.Column]]
+    }
+
+    mutating func build() throws -> Result {
+        for description in descriptions {
+            guard !description.name.isEmpty else { throw ModelError("an entity has no name") }
+            guard byName[description.name] == nil else {
+                throw ModelError("entity \(description.name) is declared twice")
+            }
+            byName[description.name] = description
+        }
+        for description in descriptions {
+            try checkOwnProperties(description)
+            if let parent = description.parent, byName[parent] == nil {
+                throw ModelError("entity \(description.name) has parent \(parent), which is not in the model")
+            }
+        }
+        let order = try numbering()
+        let number = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0 + 1) })
+        let chains = try Dictionary(uniqueKeysWithValues: order.map { ($0, try ancestry(of: $0)) })
+
+        // Properties in slot order: inherited first, so that slots agree down a hierarchy.
+        var attributes: [String: [(AttributeDescription, Int)]] = [:]
+        var relationships: [String: [(RelationshipDescription, Int)]] = [:]
+        for name in order {
+            for ancestor in chains[name, default: []] {
+                let declaring = number[ancestor] ?? 0
+                attributes[name, default: []] += (byName[ancestor]?.attributes ?? []).map { ($0, declaring) }
+                relationships[name, default: []] += (byName[ancestor]?.relationships ?? []).map { ($0, declaring) }
+            }
+            let all = attributes[name, default: []].map(\.0.name) + relationships[name, default: []].map(\.0.name)
+            if let clash = Dictionary(grouping: all, by: { $0 }).first(where: { $0.value.count > 1 }) {
+                throw ModelError("entity \(name) has more than one property named \(clash.key)")
+            }
+        }
+        let columns = try ColumnLayout(order: order, number: number, byName: byName, chains: chains)
+
+        var entities: [Entity] = []
+        for name in order {
+            guard let description = byName[name], let entityNumber = number[name] else { continue }
+            let chain = chains[name, default: []]
+            let root = number[chain.first ?? name] ?? entityNumber
+            let ownAttributes = attributes[name, default: []]
+            let resolvedAttributes = ownAttributes.enumerated().map { slot, pair in
+                EntityAttribute(declaration: pair.0, slot: slot,
+                                column: pair.0.isTransient ? nil : columns.attributeColumns[ColumnLayout.Key(pair.1, pair.0.name)],
+                                declaringEntity: pair.1)
+            }
+            var toOneSlot = 0, toManySlot = 0
+            var resolvedRelationships: [EntityRelationship] = []
+            for (index, pair) in relationships[name, default: []].enumerated() {
+                let (relationship, declaring) = pair
+                guard let destination = number[relationship.destination] else {
+                    throw ModelError("relationship \(name).\(relationship.name) points to \(relationship.destination), which is not in the model")
+                }
+                let inverseIndex = try inverse(of: relationship, in: name, declaredBy: declaring, number: number,
+                                               relationships: relationships)
+                let storage = try columns.storage(for: relationship, declaredBy: declaring, entity: name)
+                let slot: Int
+                if relationship.isToMany { slot = toManySlot; toManySlot += 1 } else { slot = toOneSlot; toOneSlot += 1 }
+                resolvedRelationships.append(EntityRelationship(
+                    declaration: relationship, index: index, slot: slot, destination: destination,
+                    inverseIndex: inverseIndex, storage: storage, declaringEntity: declaring))
+            }
+            var constraints: [[Int]] = []
+            for ancestor in chain {
+                guard let ancestorDescription = byName[ancestor] else { continue }
+                var lists = ancestorDescription.uniquenessConstraints
+                lists += ancestorDescription.attributes.filter(\.isUnique).map { [$0.name] }
+                for list in lists {
+                    let slots = try list.map { attributeName -> Int in
+                        guard let slot = resolvedAttributes.firstIndex(where: { $0.name == attributeName }) else {
+                            throw ModelError("uniqueness constraint of \(ancestor) names \(attributeName), which is not one of its attributes")
+                        }
+                        return slot
+                    }
+                    if !constraints.contains(slots) { constraints.append(slots) }
+                }
+            }
+            let subentities = order.filter { byName[$0]?.parent == name }.compactMap { number[$0] }
+            let hierarchy = order.filter { chains[$0, default: []].contains(name) }.compactMap { number[$0] }
+            let wrapperTargets: [WrapperTarget] = description.wrapperOrder.compactMap { propertyName in
+                if let slot = resolvedAttributes.firstIndex(where: { $0.name == propertyName }) { return .attribute(slot) }
+                if let index = resolvedRelationships.firstIndex(where: { $0.name == propertyName }) { return .relationship(index) }
+                return nil
+            }
+            entities.append(Entity(
+                name: name, number: entityNumber, isAbstract: description.isAbstract,
+                parent: description.parent.flatMap { number[$0] }, root: root, subentities: subentities,
+                hierarchy: hierarchy, attributes: resolvedAttributes, relationships: resolvedRelationships,
+                uniquenessConstraints: constraints, table: ColumnLayout.tableName(chain.first ?? name),
+                renamingIdentifier: description.renamingIdentifier,
+                versionHash: EntityVersionHash.hash(of: description, parentName: description.parent),
+                objectClass: description.objectClass, wrapperTargets: wrapperTargets))
+        }
+        return Result(entities: entities, joinTables: columns.joinTables, tableColumns: columns.tableColumns)
+    }
+
+    private func checkOwnProperties(_ description: EntityDescription) throws {
+        for attribute in description.attributes where attribute.name.isEmpty {
+            throw ModelError("entity \(description.name) has an attribute without a name")
+        }
+        for relationship in description.relationships {
+            if relationship.name.isEmpty { throw ModelError("entity \(description.name) has a relationship without a name") }
+            if relationship.isToMany && relationship.inverse == nil {
+                throw ModelError("to-many relationship \(description.name).\(relationship.name) needs an inverse")
+            }
+            if relationship.minCount < 0 || relationship.maxCount < 0
+                || (relationship.maxCount > 0 && relationship.minCount > relationship.maxCount) {
+                throw ModelError("relationship \(description.name).\(relationship.name) has counts \(relationship.minCount)...\(relationship.maxCount)")
+            }
+        }
+    }
+
+    /// Core Data's numbering: roots alphabetically (ignoring case), each followed depth first by
+    /// its subentities, alphabetically among siblings.
+    private func numbering() throws -> [String] {
+        func sorted(_ names: [String]) -> [String] {
+            names.sorted { ($0.lowercased(), $0) < ($1.lowercased(), $1) }
+        }
+        var children: [String: [String]] = [:]
+        var roots: [String] = []
+        for description in descriptions {
+            if let parent = description.parent { children[parent, default: []].append(description.name) } else { roots.append(description.name) }
+        }
+        var order: [String] = []
+        var stack = sorted(roots).reversed().map { $0 }
+        while let name = stack.popLast() {
+            order.append(name)
+            stack += sorted(children[name, default: []]).reversed()
+        }
+        if order.count != descriptions.count {
+            let missing = descriptions.map(\.name).filter { !order.contains($0) }.sorted()
+            throw ModelError("entities \(missing.joined(separator: ", ")) inherit from each other in a cycle")
+        }
+        return order
+    }
+
+    /// Root first, ending with `name`.
+    private func ancestry(of name: String) throws -> [String] {
+        var chain = [name]
+        var current = byName[name]?.parent
+        while let parent = current {
+            if chain.contains(parent) { throw ModelError("entity \(name) inherits from itself") }
+            chain.insert(parent, at: 0)
+            current = byName[parent]?.parent
+        }
+        return chain
+    }
+
+    private func inverse(of relationship: RelationshipDescription, in entity: String, declaredBy declaring: Int,
+                         number: [String: Int],
+                         relationships: [String: [(RelationshipDescription, Int)]]) throws -> Int? {
+        guard let inverseName = relationship.inverse else { return nil }
+        let candidates = relationships[relationship.destination, default: []]
+        guard let index = candidates.firstIndex(where: { $0.0.name == inverseName }) else {
+            throw ModelError("relationship \(entity).\(relationship.name) has inverse \(relationship.destination).\(inverseName), which does not exist")
+        }
+        let inverse = candidates[index].0
+        let declaringName = descriptions.first { number[$0.name] == declaring }?.name ?? entity
+        if let back = inverse.inverse, back != relationship.name {
+            throw ModelError("relationship \(relationship.destination).\(inverseName) is the inverse of \(entity).\(relationship.name) but names \(back) as its inverse")
+        }
+        if inverse.destination != declaringName, (try? ancestry(of: entity))?.contains(inverse.destination) != true {
+            throw ModelError("relationship \(relationship.destination).\(inverseName) points to \(inverse.destination), not back to \(entity)")
+        }
+        return index
+    }
+}

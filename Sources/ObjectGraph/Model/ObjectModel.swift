@@ -1,0 +1,111 @@
+import Foundation
+
+/// A resolved model: entities numbered, properties placed, tables and columns named exactly as
+/// Core Data names them in its SQLite stores.
+///
+/// ```swift
+/// let model = try ObjectModel(Photo.self, Tag.self, Place.self)
+/// let photo = model.entity(named: "Photo")
+/// ```
+public final class ObjectModel: Sendable {
+    /// Entities by number: `entities[n - 1]` has `Z_ENT` n.
+    public let entities: [Entity]
+    /// Many-to-many join tables, each once.
+    public let joinTables: [JoinTable]
+    /// A name for this version of the model, written to store metadata.
+    public let versionIdentifier: String
+    private let tableColumns: [String: [Column]]
+    private let entityNumbers: [String: Int]
+    private let classEntities: [ObjectIdentifier: Int]
+
+    /// A many-to-many join table: `Z_<n><RELATIONSHIP>`.
+    public struct JoinTable: Sendable, Equatable {
+        public let name: String
+        /// Holds the owning side's keys.
+        public let sourceColumn: String
+        /// Holds the other side's keys.
+        public let destinationColumn: String
+        public let sourceEntity: Int
+        public let relationship: String
+    }
+
+    /// A property column of a hierarchy table.
+    public struct Column: Sendable, Equatable {
+        public let name: String
+        /// `INTEGER`, `FLOAT`, `TIMESTAMP`, `DECIMAL`, `VARCHAR` or `BLOB`.
+        public let type: String
+    }
+
+    /// A table's property columns (after `Z_PK, Z_ENT, Z_OPT`) in Core Data's order.
+    public func columns(ofTable table: String) -> [Column] { tableColumns[table] ?? [] }
+
+    /// Builds a model from entity descriptions (the programmatic and `.xcdatamodel` path).
+    ///
+    /// - Throws: `ModelError` naming the entity and property at fault.
+    public init(entities descriptions: [EntityDescription], versionIdentifier: String = "") throws {
+        var builder = ModelBuilder(descriptions)
+        let built = try builder.build()
+        entities = built.entities
+        joinTables = built.joinTables
+        tableColumns = built.tableColumns
+        self.versionIdentifier = versionIdentifier
+        entityNumbers = Dictionary(uniqueKeysWithValues: built.entities.map { ($0.name, $0.number) })
+        var classes: [ObjectIdentifier: Int] = [:]
+        for entity in built.entities where entity.objectClass != ManagedObject.self {
+            classes[ObjectIdentifier(entity.objectClass)] = entity.number
+        }
+        classEntities = classes
+    }
+
+    /// Builds a model from `ManagedObject` subclasses declared with `@Attribute` and
+    /// `@Relationship`; parent classes that are managed objects become parent entities.
+    ///
+    /// - Throws: `ModelError` naming the entity and property at fault.
+    public convenience init(_ classes: ManagedObject.Type..., versionIdentifier: String = "") throws {
+        try self.init(classes: classes, versionIdentifier: versionIdentifier)
+    }
+
+    public convenience init(classes: [ManagedObject.Type], versionIdentifier: String = "") throws {
+        var all: [ManagedObject.Type] = []
+        for type in classes {
+            // Include managed-object superclasses, which become parent entities.
+            var chain: [ManagedObject.Type] = []
+            var current: AnyClass? = type
+            while let cls = current as? ManagedObject.Type, cls != ManagedObject.self {
+                chain.append(cls)
+                current = class_getSuperclassCompat(cls)
+            }
+            for cls in chain.reversed() where !all.contains(where: { $0 == cls }) { all.append(cls) }
+        }
+        try self.init(entities: all.map { ModelReflection.entityDescription(of: $0) },
+                      versionIdentifier: versionIdentifier)
+    }
+
+    public func entity(named name: String) -> Entity? {
+        entityNumbers[name].map { entities[$0 - 1] }
+    }
+
+    /// The entity whose objects are instances of `type`.
+    public func entity(for type: ManagedObject.Type) -> Entity? {
+        classEntities[ObjectIdentifier(type)].map { entities[$0 - 1] }
+    }
+
+    /// The entity with `Z_ENT` equal to `number`.
+    public func entity(number: Int) -> Entity? {
+        number >= 1 && number <= entities.count ? entities[number - 1] : nil
+    }
+
+    subscript(number: Int) -> Entity { entities[number - 1] }
+
+    /// The root entities, in number order.
+    public var rootEntities: [Entity] { entities.filter { $0.parent == nil } }
+
+    /// Entity name → version hash, as `NSStoreModelVersionHashes` records them.
+    public var versionHashes: [String: Data] {
+        Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.versionHash) })
+    }
+}
+
+private func class_getSuperclassCompat(_ type: AnyClass) -> AnyClass? {
+    Swift._getSuperclass(type)
+}

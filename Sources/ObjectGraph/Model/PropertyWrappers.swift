@@ -1,0 +1,186 @@
+import Foundation
+import SQLiteDB
+
+/// Declares an attribute of a `ManagedObject` subclass; every set is change tracked.
+///
+/// ```swift
+/// final class Photo: ManagedObject {
+///     @Attribute(unique: true) var unique: String = ""
+///     @Attribute var title: String?
+///     @Attribute(indexed: true) var dateTaken: Date?
+/// }
+/// ```
+/// The model reads the declaration once per class by reflection; the wrapper itself keeps only
+/// its place in the object, so reads and writes go straight to the object's storage.
+@propertyWrapper
+public struct Attribute<Value: AttributeValue> {
+    let ordinal: Int32
+    let flags: UInt8
+    let defaultValue: Value?
+    let renamedFrom: String?
+
+    private static var uniqueFlag: UInt8 { 1 }
+    private static var indexedFlag: UInt8 { 2 }
+    private static var transientFlag: UInt8 { 4 }
+    private static var requiredFlag: UInt8 { 8 }
+
+    /// An attribute whose new objects start with `wrappedValue`.
+    public init(wrappedValue: Value, unique: Bool = false, indexed: Bool = false, transient: Bool = false,
+                renamedFrom: String? = nil) {
+        ordinal = WrapperOrdinal.next()
+        flags = Self.flags(unique: unique, indexed: indexed, transient: transient, required: false)
+        defaultValue = wrappedValue
+        self.renamedFrom = renamedFrom
+    }
+
+    /// An attribute without a default: nil for optionals; a non-optional must be set before saving.
+    public init(unique: Bool = false, indexed: Bool = false, transient: Bool = false, renamedFrom: String? = nil) {
+        ordinal = WrapperOrdinal.next()
+        flags = Self.flags(unique: unique, indexed: indexed, transient: transient, required: !Value.isOptional)
+        defaultValue = nil
+        self.renamedFrom = renamedFrom
+    }
+
+    private static func flags(unique: Bool, indexed: Bool, transient: Bool, required: Bool) -> UInt8 {
+        (unique ? uniqueFlag : 0) | (indexed ? indexedFlag : 0) | (transient ? transientFlag : 0)
+            | (required ? requiredFlag : 0)
+    }
+
+    @available(*, unavailable, message: "@Attribute can only be used in ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { preconditionFailure("unreachable") }
+        // swiftlint:disable:next unused_setter_value
+        set { preconditionFailure("unreachable") }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
+    ) -> Value {
+        get {
+            let ordinal = Int(object[keyPath: storageKeyPath].ordinal)
+            guard case .attribute(let slot) = object.entity.wrapperTargets[ordinal] else { return Value.fromStored(.null) }
+            return Value.fromStored(object.storedValue(slot: slot))
+        }
+        set {
+            let ordinal = Int(object[keyPath: storageKeyPath].ordinal)
+            guard case .attribute(let slot) = object.entity.wrapperTargets[ordinal] else { return }
+            object.setStoredValue(newValue.storedValue, slot: slot)
+        }
+    }
+}
+
+extension Attribute: ReflectedProperty {
+    var wrapperOrdinal: Int32 { ordinal }
+
+    func declaration(named name: String) -> ReflectedDeclaration {
+        .attribute(AttributeDescription(
+            name: name, type: Value.attributeType,
+            isOptional: Value.isOptional,
+            defaultValue: defaultValue.map(\.storedValue).flatMap { $0.isNull ? nil : $0 },
+            isIndexed: flags & Self.indexedFlag != 0, isUnique: flags & Self.uniqueFlag != 0,
+            isTransient: flags & Self.transientFlag != 0, renamingIdentifier: renamedFrom))
+    }
+}
+
+/// A type a `@Relationship` can hold: an optional object (to-one) or a set of objects (to-many).
+public protocol RelationshipValue {
+    static var destinationType: ManagedObject.Type { get }
+    static var isToMany: Bool { get }
+    static func read(_ object: ManagedObject, index: Int) -> Self
+    func write(to object: ManagedObject, index: Int) throws
+}
+
+extension Optional: RelationshipValue where Wrapped: ManagedObject {
+    public static var destinationType: ManagedObject.Type { Wrapped.self }
+    public static var isToMany: Bool { false }
+    public static func read(_ object: ManagedObject, index: Int) -> Wrapped? {
+        object.toOneObject(index: index) as? Wrapped
+    }
+    public func write(to object: ManagedObject, index: Int) throws {
+        try object.owningContext?.setToOne(of: object, index: index, to: self)
+    }
+}
+
+extension Set: RelationshipValue where Element: ManagedObject {
+    public static var destinationType: ManagedObject.Type { Element.self }
+    public static var isToMany: Bool { true }
+    public static func read(_ object: ManagedObject, index: Int) -> Set<Element> {
+        Set(object.toManyObjects(index: index).compactMap { $0 as? Element })
+    }
+    public func write(to object: ManagedObject, index: Int) throws {
+        try object.owningContext?.setToMany(of: object, index: index, to: Array(self))
+    }
+}
+
+/// Declares a relationship of a `ManagedObject` subclass; inverses are kept in step in memory.
+///
+/// ```swift
+/// @Relationship(inverse: "photos") var place: Place?
+/// @Relationship(inverse: "place", deleteRule: .cascade) var photos: Set<Photo>
+/// ```
+/// Assigning an object from another context is a programming error and is ignored.
+@propertyWrapper
+public struct Relationship<Value: RelationshipValue> {
+    let ordinal: Int32
+    let inverse: String?
+    let deleteRule: DeleteRule
+    let isOptional: Bool
+    let minCount: Int32
+    let maxCount: Int32
+    let renamedFrom: String?
+
+    public init(inverse: String?, deleteRule: DeleteRule = .nullify, optional: Bool = true,
+                minCount: Int = 0, maxCount: Int = 0, renamedFrom: String? = nil) {
+        ordinal = WrapperOrdinal.next()
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+        self.isOptional = optional
+        self.minCount = Int32(clamping: minCount)
+        self.maxCount = Int32(clamping: maxCount)
+        self.renamedFrom = renamedFrom
+    }
+
+    @available(*, unavailable, message: "@Relationship can only be used in ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { preconditionFailure("unreachable") }
+        // swiftlint:disable:next unused_setter_value
+        set { preconditionFailure("unreachable") }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
+    ) -> Value {
+        get {
+            let ordinal = Int(object[keyPath: storageKeyPath].ordinal)
+            guard case .relationship(let index) = object.entity.wrapperTargets[ordinal] else {
+                return Value.read(object, index: -1)
+            }
+            return Value.read(object, index: index)
+        }
+        set {
+            let ordinal = Int(object[keyPath: storageKeyPath].ordinal)
+            guard case .relationship(let index) = object.entity.wrapperTargets[ordinal] else { return }
+            do {
+                try newValue.write(to: object, index: index)
+            } catch {
+                // A setter cannot throw; the error surfaces again when the context saves.
+                object.owningContext?.recordDeferredError(error)
+            }
+        }
+    }
+}
+
+extension Relationship: ReflectedProperty {
+    var wrapperOrdinal: Int32 { ordinal }
+
+    func declaration(named name: String) -> ReflectedDeclaration {
+        .relationship(RelationshipDescription(
+            name: name, destination: Value.destinationType.entityName, inverse: inverse,
+            isToMany: Value.isToMany, deleteRule: deleteRule, isOptional: isOptional,
+            minCount: Int(minCount), maxCount: Int(maxCount), renamingIdentifier: renamedFrom))
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import SQLiteDB
+
+/// Errors raised by dynamic (by-name) access to an object's properties.
+public struct PropertyAccessError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var message: String
+    public var description: String { message }
+}
+
+extension ManagedObject {
+    // MARK: Attributes
+
+    /// The stored value of attribute `slot`, firing the fault first.
+    final func storedValue(slot: Int) -> SQLiteValue {
+        fireFaultIfNeeded()
+        return slot < values.count ? values[slot] : .null
+    }
+
+    /// Sets attribute `slot` to a stored value and records the change.
+    final func setStoredValue(_ value: SQLiteValue, slot: Int) {
+        fireFaultIfNeeded()
+        guard slot < values.count else { return }
+        values[slot] = value
+        owningContext?.objectDidChange(self)
+    }
+
+    /// The value of an attribute by name, in stored form.
+    ///
+    /// - Throws: `PropertyAccessError` when the entity has no such attribute.
+    public func storedValue(forKey key: String) throws -> SQLiteValue {
+        guard let slot = entity.attributeSlots[key] else {
+            throw PropertyAccessError(message: "\(entity.name) has no attribute named \(key)")
+        }
+        return storedValue(slot: slot)
+    }
+
+    /// Sets an attribute by name; the value is converted to the attribute's stored form.
+    ///
+    /// ```swift
+    /// try ebook.setStoredValue(.text("Moby Dick"), forKey: "title")
+    /// ```
+    /// - Throws: `PropertyAccessError` for an unknown key or a value the attribute cannot hold.
+    public func setStoredValue(_ value: SQLiteValue, forKey key: String) throws {
+        guard let slot = entity.attributeSlots[key] else {
+            throw PropertyAccessError(message: "\(entity.name) has no attribute named \(key)")
+        }
+        let attribute = entity.attributes[slot]
+        guard let converted = SQLiteValue.coerce(value, to: attribute.type) else {
+            throw PropertyAccessError(message: "\(value) is not a valid \(attribute.type.coreDataName) for \(entity.name).\(key)")
+        }
+        setStoredValue(converted, slot: slot)
+    }
+
+    /// A typed attribute value by name.
+    public func value<Value: AttributeValue>(forKey key: String, as type: Value.Type = Value.self) throws -> Value {
+        Value.fromStored(try storedValue(forKey: key))
+    }
+
+    /// Sets a typed attribute value by name.
+    public func setValue<Value: AttributeValue>(_ value: Value, forKey key: String) throws {
+        try setStoredValue(value.storedValue, forKey: key)
+    }
+
+    // MARK: Relationships
+
+    /// The target of a to-one relationship, materialised in this object's context.
+    final func toOneObject(index: Int) -> ManagedObject? {
+        let relationship = entity.relationships[index]
+        fireFaultIfNeeded()
+        guard let id = toOne[relationship.slot], let context = owningContext else { return nil }
+        return context.registeredOrFault(id)
+    }
+
+    /// The members of a to-many relationship, loading it on first use.
+    final func toManyIDs(index: Int) -> Set<ObjectID> {
+        let relationship = entity.relationships[index]
+        if let members = toMany[relationship.slot].members { return members }
+        owningContext?.loadToMany(of: self, relationship: relationship)
+        return toMany[relationship.slot].members ?? toMany[relationship.slot].added
+    }
+
+    final func toManyObjects(index: Int) -> [ManagedObject] {
+        guard let context = owningContext else { return [] }
+        return toManyIDs(index: index).sorted().compactMap { context.registeredOrFault($0) }
+    }
+
+    /// The related object of a to-one relationship, by name.
+    ///
+    /// - Throws: `PropertyAccessError` when there is no such to-one relationship.
+    public func object(forKey key: String) throws -> ManagedObject? {
+        guard let index = entity.relationshipIndexes[key], !entity.relationships[index].isToMany else {
+            throw PropertyAccessError(message: "\(entity.name) has no to-one relationship named \(key)")
+        }
+        return toOneObject(index: index)
+    }
+
+    /// The related objects of a to-many relationship, by name, in key order.
+    public func objects(forKey key: String) throws -> [ManagedObject] {
+        guard let index = entity.relationshipIndexes[key], entity.relationships[index].isToMany else {
+            throw PropertyAccessError(message: "\(entity.name) has no to-many relationship named \(key)")
+        }
+        return toManyObjects(index: index)
+    }
+
+    /// Sets a to-one relationship by name, keeping the inverse in step.
+    public func setObject(_ object: ManagedObject?, forKey key: String) throws {
+        guard let index = entity.relationshipIndexes[key], !entity.relationships[index].isToMany else {
+            throw PropertyAccessError(message: "\(entity.name) has no to-one relationship named \(key)")
+        }
+        try owningContext?.setToOne(of: self, index: index, to: object)
+    }
+
+    /// Replaces the members of a to-many relationship by name, keeping inverses in step.
+    public func setObjects(_ objects: [ManagedObject], forKey key: String) throws {
+        guard let index = entity.relationshipIndexes[key], entity.relationships[index].isToMany else {
+            throw PropertyAccessError(message: "\(entity.name) has no to-many relationship named \(key)")
+        }
+        try owningContext?.setToMany(of: self, index: index, to: objects)
+    }
+
+    /// Adds one object to a to-many relationship by name.
+    public func addObject(_ object: ManagedObject, forKey key: String) throws {
+        guard let index = entity.relationshipIndexes[key], entity.relationships[index].isToMany else {
+            throw PropertyAccessError(message: "\(entity.name) has no to-many relationship named \(key)")
+        }
+        try owningContext?.link(self, index: index, to: object)
+    }
+
+    /// Removes one object from a to-many relationship by name.
+    public func removeObject(_ object: ManagedObject, forKey key: String) throws {
+        guard let index = entity.relationshipIndexes[key], entity.relationships[index].isToMany else {
+            throw PropertyAccessError(message: "\(entity.name) has no to-many relationship named \(key)")
+        }
+        try owningContext?.unlink(self, index: index, from: object)
+    }
+
+    // MARK: Changes
+
+    /// The attributes and to-one relationships whose values differ from the committed state,
+    /// by name, in stored form (to-ones as the target's `ObjectID` text). Empty for a fault.
+    public var changedValues: [String: SQLiteValue] {
+        guard !isFault else { return [:] }
+        var changes: [String: SQLiteValue] = [:]
+        for attribute in entity.attributes {
+            let old = committedValues?[attribute.slot]
+            if old != values[attribute.slot] { changes[attribute.name] = values[attribute.slot] }
+        }
+        for relationship in entity.relationships where !relationship.isToMany {
+            if committedToOne?[relationship.slot] != toOne[relationship.slot] {
+                changes[relationship.name] = toOne[relationship.slot].map { .text($0.description) } ?? .null
+            }
+        }
+        return changes
+    }
+
+    /// Names of the properties changed since the last save, to-many relationships included.
+    public var changedKeys: Set<String> {
+        var keys = Set(changedValues.keys)
+        for relationship in entity.relationships where relationship.isToMany && toMany[relationship.slot].hasChanges {
+            keys.insert(relationship.name)
+        }
+        return keys
+    }
+}

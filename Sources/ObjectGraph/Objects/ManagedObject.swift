@@ -1,0 +1,178 @@
+import Foundation
+import SQLiteDB
+
+/// What the framework passes to a managed object's designated initializer.
+///
+/// You never make one; subclasses that declare their own designated initializer pass it on:
+/// `required init(_ seed: ObjectSeed) { super.init(seed) }`.
+public struct ObjectSeed {
+    let entity: Entity
+    let objectID: ObjectID
+    let context: ObjectContext?
+    let isFault: Bool
+}
+
+/// The state of a to-many relationship in one object.
+struct ToManyState {
+    /// The current members, when loaded; nil while the relationship is a fault.
+    var members: Set<ObjectID>?
+    /// Members added since the last save.
+    var added: Set<ObjectID> = []
+    /// Members removed since the last save.
+    var removed: Set<ObjectID> = []
+
+    var hasChanges: Bool { !added.isEmpty || !removed.isEmpty }
+
+    mutating func insert(_ id: ObjectID) {
+        if removed.remove(id) == nil { added.insert(id) }
+        members?.insert(id)
+    }
+
+    mutating func remove(_ id: ObjectID) {
+        if added.remove(id) == nil { removed.insert(id) }
+        members?.remove(id)
+    }
+
+    /// Installs the members read from the source, with this object's unsaved changes on top.
+    mutating func load(_ base: some Sequence<ObjectID>) {
+        var set = Set(base)
+        set.subtract(removed)
+        set.formUnion(added)
+        members = set
+    }
+}
+
+/// A managed object: one row of an entity, uniqued per context, faulted, change tracked.
+///
+/// Declare entities as subclasses with property wrappers:
+///
+/// ```swift
+/// final class Place: ManagedObject {
+///     @Attribute(unique: true) var name: String = ""
+///     @Relationship(inverse: "place", deleteRule: .nullify) var photos: Set<Photo>
+/// }
+/// let place = Place(context: context)
+/// place.name = "Lisbon"
+/// try context.save()
+/// ```
+///
+/// Objects are not `Sendable`: pass `objectID` between contexts instead.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// The object's entity in its context's model.
+    public let entity: Entity
+    /// The object's identity; temporary until the object is first saved.
+    public internal(set) var objectID: ObjectID
+    weak var owningContext: ObjectContext?
+    var values: [SQLiteValue]
+    var toOne: [ObjectID?]
+    var toMany: [ToManyState]
+    /// `Z_OPT` of the committed state this object was loaded from.
+    var version: Int64 = 0
+    /// Committed attribute values and to-one targets, for change tracking; nil while inserted.
+    var committedValues: [SQLiteValue]?
+    var committedToOne: [ObjectID?]?
+    /// True while the attributes have not been loaded.
+    public internal(set) var isFault: Bool
+    public internal(set) var isInserted = false
+    public internal(set) var isDeleted = false
+    /// True when the object is registered as changed (it may turn out to hold its old values).
+    var isMarkedUpdated = false
+
+    /// The designated initializer the framework calls; don't call it yourself.
+    public required init(_ seed: ObjectSeed) {
+        entity = seed.entity
+        objectID = seed.objectID
+        owningContext = seed.context
+        isFault = seed.isFault
+        values = seed.isFault ? [] : Array(repeating: .null, count: seed.entity.attributes.count)
+        toOne = Array(repeating: nil, count: seed.entity.toOneCount)
+        toMany = Array(repeating: ToManyState(), count: seed.entity.toManyCount)
+        // Every wrapper of this instance has taken its ordinal by now; start afresh for the next.
+        WrapperOrdinal.reset()
+    }
+
+    /// Creates an object of this class's entity and inserts it into `context`.
+    ///
+    /// The class must belong to the context's model (a programming error otherwise).
+    public required convenience init(context: ObjectContext) {
+        guard let entity = context.model.entity(for: Self.self) else {
+            preconditionFailure("\(Self.self) is not an entity of this context's model")
+        }
+        self.init(ObjectSeed(entity: entity, objectID: .temporary(entityNumber: entity.number),
+                             context: context, isFault: false))
+        context.insertNew(self)
+    }
+
+    /// The context the object belongs to; nil once it has been removed from it.
+    public var context: ObjectContext? { owningContext }
+
+    /// The entity name a class declares; the class name unless overridden.
+    open class var entityName: String { String(describing: self) }
+
+    /// Abstract entities have no instances of their own.
+    open class var isAbstract: Bool { false }
+
+    /// Uniqueness constraints over several attributes (single ones use `@Attribute(unique:)`).
+    open class var uniquenessConstraints: [[String]] { [] }
+
+    /// True when the object has unsaved changes.
+    public var hasChanges: Bool { isInserted || isDeleted || isMarkedUpdated }
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    open var description: String {
+        "<\(entity.name) \(objectID.isTemporary ? "t\(-objectID.primaryKey)" : "p\(objectID.primaryKey)")\(isFault ? " fault" : "")>"
+    }
+
+    // MARK: Faulting
+
+    @inline(__always)
+    final func fireFaultIfNeeded() {
+        if isFault { owningContext?.fulfillFault(self) }
+    }
+
+    /// Loads the attributes now if the object is a fault.
+    public final func fireFault() { fireFaultIfNeeded() }
+
+    /// Called when the object is turned back into a fault; unsaved changes are dropped.
+    final func turnIntoFault() {
+        values = []
+        committedValues = nil
+        committedToOne = nil
+        toOne = Array(repeating: nil, count: entity.toOneCount)
+        toMany = Array(repeating: ToManyState(), count: entity.toManyCount)
+        isFault = true
+        isMarkedUpdated = false
+    }
+
+    /// Installs a snapshot's values, keeping nothing of the previous state.
+    final func install(_ snapshot: ObjectSnapshot) {
+        values = snapshot.values
+        toOne = snapshot.toOne
+        committedValues = snapshot.values
+        committedToOne = snapshot.toOne
+        version = snapshot.version
+        isFault = false
+    }
+}
+
+/// Counts the property wrappers an instance initialises, in the order it initialises them, so
+/// that each wrapper knows its place without storing its name. The count is per thread and is
+/// reset by `ManagedObject.init`, which runs after the subclass's properties are set.
+enum WrapperOrdinal {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static func next() -> Int32 {
+        let current = Int(bitPattern: pthread_getspecific(key))
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: current + 1))
+        return Int32(truncatingIfNeeded: current)
+    }
+
+    static func reset() { pthread_setspecific(key, nil) }
+}

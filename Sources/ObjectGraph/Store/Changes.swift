@@ -1,0 +1,142 @@
+import Foundation
+import SQLiteDB
+
+/// How a save settles a conflict with changes another context or process saved first.
+///
+/// Core Data's policies, by their Core Data names:
+/// - `error` (`NSErrorMergePolicy`): the save fails with `MergeConflictError`; the default.
+/// - `storeTrumps` (`NSMergeByPropertyStoreTrumpMergePolicy`): per property, what the store
+///   changed wins; this context's other changes are kept.
+/// - `objectTrumps` (`NSMergeByPropertyObjectTrumpMergePolicy`): per property, what this context
+///   changed wins; the store's other changes are kept. An insert that collides with a unique
+///   constraint becomes an update of the existing row.
+/// - `overwrite` (`NSOverwriteMergePolicy`): this context's objects are written whole.
+/// - `rollback` (`NSRollbackMergePolicy`): this context's changes to conflicting objects are
+///   dropped and the store's state is taken.
+public enum MergePolicy: String, Sendable, CaseIterable {
+    case error, storeTrumps, objectTrumps, overwrite, rollback
+
+    /// True for policies that turn an insert colliding with a unique constraint into an update.
+    var mergesUniqueConflicts: Bool { self != .error }
+}
+
+/// What one save changed, by object ID: what other contexts merge and observers receive.
+public struct ChangeSet: Sendable, Equatable {
+    public var inserted: Set<ObjectID> = []
+    public var updated: Set<ObjectID> = []
+    public var deleted: Set<ObjectID> = []
+    /// The properties changed on each updated object, by name.
+    public var changedKeys: [ObjectID: Set<String>] = [:]
+    /// Temporary IDs of the saved inserts, mapped to their permanent IDs.
+    public var permanentIDs: [ObjectID: ObjectID] = [:]
+    /// A label for where the save came from (the saving context's name).
+    public var author: String?
+
+    public init() {}
+
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// A new object in a save.
+struct InsertRecord: Sendable {
+    var id: ObjectID
+    var values: [SQLiteValue]
+    var toOne: [ObjectID?]
+}
+
+/// A changed object in a save.
+struct UpdateRecord: Sendable {
+    var id: ObjectID
+    /// `Z_OPT` the change was based on; nil when the object's attributes were never loaded
+    /// (a change to relationships only), which skips the optimistic-locking check.
+    var baseVersion: Int64?
+    /// Attribute slots changed.
+    var changedSlots: [Int]
+    /// To-one slots changed.
+    var changedToOne: [Int]
+    /// All current values and to-one targets (meaningful when `baseVersion` is not nil).
+    var values: [SQLiteValue]
+    var toOne: [ObjectID?]
+    /// The committed values the change was based on.
+    var originalValues: [SQLiteValue]
+    var originalToOne: [ObjectID?]
+    var changedKeys: Set<String>
+}
+
+struct DeleteRecord: Sendable {
+    var id: ObjectID
+    var baseVersion: Int64?
+}
+
+/// One row of a many-to-many join table, named from the owning side.
+struct JoinLink: Sendable, Hashable {
+    var table: String
+    var source: ObjectID
+    var destination: ObjectID
+}
+
+/// Everything one save hands to the context or store beneath.
+struct CommitPayload: Sendable {
+    var inserts: [InsertRecord] = []
+    var updates: [UpdateRecord] = []
+    var deletes: [DeleteRecord] = []
+    var addedLinks: Set<JoinLink> = []
+    var removedLinks: Set<JoinLink> = []
+    var author: String?
+
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && addedLinks.isEmpty && removedLinks.isEmpty }
+}
+
+/// What the store (or parent context) reports back after a save.
+struct CommitOutcome: Sendable {
+    var changeSet = ChangeSet()
+    /// New `Z_OPT` of each written object, by final ID.
+    var versions: [ObjectID: Int64] = [:]
+    /// Objects whose state a merge policy changed: the context adopts these snapshots.
+    var resolved: [ObjectID: ObjectSnapshot] = [:]
+    /// Objects a merge policy found deleted in the store.
+    var deletedInStore: Set<ObjectID> = []
+}
+
+/// A save that met changes saved elsewhere first, under the `error` merge policy.
+public struct MergeConflictError: Error, CustomStringConvertible, Sendable {
+    public struct Conflict: Sendable, Equatable {
+        public var objectID: ObjectID
+        public var entityName: String
+        /// `Z_OPT` in the store, or nil when the row was deleted.
+        public var storedVersion: Int64?
+        /// `Z_OPT` the change was based on.
+        public var baseVersion: Int64
+        /// Changed properties with the stored and in-memory values.
+        public var storedValues: [String: SQLiteValue]
+        public var objectValues: [String: SQLiteValue]
+    }
+
+    public var conflicts: [Conflict]
+
+    public var description: String {
+        let parts = conflicts.map { conflict -> String in
+            let stored = conflict.storedVersion.map { "version \($0)" } ?? "deleted"
+            let keys = conflict.objectValues.keys.sorted().map { key in
+                "\(key): stored \(conflict.storedValues[key] ?? .null), in memory \(conflict.objectValues[key] ?? .null)"
+            }
+            return "\(conflict.entityName) \(conflict.objectID) (based on version \(conflict.baseVersion), store has \(stored))"
+                + (keys.isEmpty ? "" : " [" + keys.joined(separator: "; ") + "]")
+        }
+        return "Merge conflict: " + parts.joined(separator: ", ")
+    }
+}
+
+/// A save that would break a uniqueness constraint.
+public struct UniqueConstraintError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var entityName: String
+    public var attributes: [String]
+    public var values: [SQLiteValue]
+    public var objectID: ObjectID
+
+    public var description: String {
+        let pairs = zip(attributes, values).map { "\($0) = \($1)" }.joined(separator: ", ")
+        return "Uniqueness constraint of \(entityName) (\(attributes.joined(separator: ", "))) violated: "
+            + "another object already has \(pairs)"
+    }
+}

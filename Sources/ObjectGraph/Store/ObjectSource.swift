@@ -1,0 +1,16 @@
+import Foundation
+
+/// What a context needs from whatever lies beneath it: a parent context or the store.
+///
+/// Every argument and result is `Sendable`, so that a source on another queue can answer.
+protocol ObjectSource: AnyObject {
+    var model: ObjectModel { get }
+    var coordinator: StoreCoordinator { get }
+    /// The state of one object as this source sees it (its own unsaved changes included).
+    func snapshot(of id: ObjectID) throws -> ObjectSnapshot?
+    func snapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot]
+    /// The members of a to-many relationship, by relationship index in the object's entity.
+    func relatedIDs(of id: ObjectID, relationship: Int) throws -> [ObjectID]
+    /// Applies a child's save.
+    func commit(_ payload: CommitPayload, policy: MergePolicy) throws -> CommitOutcome
+}

@@ -1,0 +1,99 @@
+import Foundation
+import SQLiteDB
+
+extension SQLiteStore {
+    /// Renders key lists for `IN (SELECT value FROM json_each(?))`, one statement for any count.
+    static func jsonList(_ keys: some Sequence<Int64>) -> SQLiteValue {
+        .text("[" + keys.map(String.init).joined(separator: ",") + "]")
+    }
+
+    /// The committed state of one object, or nil when its row does not exist.
+    func snapshot(of id: ObjectID) throws -> ObjectSnapshot? {
+        guard !id.isTemporary, let entity = model.entity(number: id.entityNumber) else { return nil }
+        let reader = reader(forTable: entity.table)
+        let statement = try connection.cachedStatement("SELECT \(reader.selectList) FROM \(entity.table) t0 WHERE t0.Z_PK = ?")
+        statement.bind(id.primaryKey, at: 0)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return reader.snapshot(statement)
+    }
+
+    /// The committed states of many objects, in one query per table; missing rows are left out.
+    func snapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot] {
+        var byTable: [String: [Int64]] = [:]
+        for id in ids where !id.isTemporary {
+            guard let entity = model.entity(number: id.entityNumber) else { continue }
+            byTable[entity.table, default: []].append(id.primaryKey)
+        }
+        var result: [ObjectSnapshot] = []
+        result.reserveCapacity(ids.count)
+        for (table, keys) in byTable {
+            let reader = reader(forTable: table)
+            let statement = try connection.cachedStatement(
+                "SELECT \(reader.selectList) FROM \(table) t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))")
+            statement.bind(Self.jsonList(keys), at: 0)
+            try statement.forEachRow { row in
+                if let snapshot = reader.snapshot(row) { result.append(snapshot) }
+            }
+        }
+        return result
+    }
+
+    /// `Z_OPT` of each object whose row exists.
+    func versions(of ids: [ObjectID]) throws -> [ObjectID: Int64] {
+        var byTable: [String: [Int64]] = [:]
+        for id in ids where !id.isTemporary {
+            guard let entity = model.entity(number: id.entityNumber) else { continue }
+            byTable[entity.table, default: []].append(id.primaryKey)
+        }
+        var result: [ObjectID: Int64] = [:]
+        for (table, keys) in byTable {
+            let statement = try connection.cachedStatement(
+                "SELECT Z_PK, Z_ENT, Z_OPT FROM \(table) WHERE Z_PK IN (SELECT value FROM json_each(?))")
+            statement.bind(Self.jsonList(keys), at: 0)
+            try statement.forEachRow { row in
+                result[ObjectID(entityNumber: row.int(at: 1), primaryKey: row.int64(at: 0))] = row.int64(at: 2)
+            }
+        }
+        return result
+    }
+
+    /// The members of a to-many relationship as stored.
+    func relatedIDs(of id: ObjectID, relationship: EntityRelationship) throws -> [ObjectID] {
+        guard !id.isTemporary else { return [] }
+        return try relatedIDs(of: [id.primaryKey], relationship: relationship)[id.primaryKey] ?? []
+    }
+
+    /// The members of a to-many relationship for many sources at once, by source key.
+    func relatedIDs(of sources: [Int64], relationship: EntityRelationship) throws -> [Int64: [ObjectID]] {
+        let destination = model[relationship.destination]
+        let destinationTable = destination.table
+        let single = destination.hierarchy.count == 1
+        let sql: String
+        switch relationship.storage {
+        case .foreignKey:
+            return [:]
+        case .inverseForeignKey:
+            guard let inverseIndex = relationship.inverseIndex,
+                  case .foreignKey(let column, _) = destination.relationships[inverseIndex].storage else { return [:] }
+            sql = "SELECT \(column), Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) IN (SELECT value FROM json_each(?))"
+                + (single ? "" : " AND Z_ENT IN (\(destination.hierarchy.map(String.init).joined(separator: ", ")))")
+        case .joinTable(let table, let sourceColumn, let destinationColumn):
+            if single {
+                sql = "SELECT \(sourceColumn), \(destinationColumn), \(destination.number) FROM \(table)"
+                    + " WHERE \(sourceColumn) IN (SELECT value FROM json_each(?))"
+            } else {
+                sql = "SELECT j.\(sourceColumn), j.\(destinationColumn), d.Z_ENT FROM \(table) j"
+                    + " JOIN \(destinationTable) d ON d.Z_PK = j.\(destinationColumn)"
+                    + " WHERE j.\(sourceColumn) IN (SELECT value FROM json_each(?))"
+            }
+        }
+        let statement = try connection.cachedStatement(sql)
+        statement.bind(Self.jsonList(sources), at: 0)
+        var result: [Int64: [ObjectID]] = [:]
+        try statement.forEachRow { row in
+            result[row.int64(at: 0), default: []].append(ObjectID(entityNumber: row.int(at: 2), primaryKey: row.int64(at: 1)))
+        }
+        return result
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import SQLiteDB
+
+/// Errors about a store as a whole: opening it, its metadata, its schema.
+public struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// A Core Data-layout SQLite store for one model. Not `Sendable`: the coordinator guards it.
+final class SQLiteStore {
+    let connection: Connection
+    let model: ObjectModel
+    let schema: StoreSchema
+    /// `Z_METADATA.Z_UUID`.
+    private(set) var uuid: String
+    /// `Z_METADATA.Z_PLIST` as stored, decoded.
+    private(set) var metadata: [String: any Sendable]
+    var rowReaders: [String: RowReader] = [:]
+
+    struct Options: Sendable {
+        var readOnly = false
+        var journalMode: Connection.JournalMode? = .wal
+        var busyTimeout: Double = 10
+    }
+
+    /// Opens the store at `path`, creating it for `model` when the file is new, migrating it
+    /// lightweight when its schema is older than the model.
+    init(path: String, model: ObjectModel, options: Options = Options()) throws {
+        self.model = model
+        self.schema = StoreSchema(model: model)
+        connection = try Connection(path: path, configuration: .init(
+            readOnly: options.readOnly, create: !options.readOnly, journalMode: options.journalMode,
+            busyTimeout: options.busyTimeout))
+        if try connection.tableExists("Z_METADATA") {
+            (uuid, metadata) = try Self.readMetadata(connection)
+            let plan = try MigrationPlanner(connection: connection, model: model).plan()
+            if !plan.isEmpty {
+                guard !options.readOnly else {
+                    throw StoreError("the store needs migrating to this model, but it is open read-only")
+                }
+                try connection.transaction(.immediate) {
+                    try plan.apply(to: connection)
+                    metadata = try writeMetadata(replacingHashes: true)
+                }
+                connection.clearStatementCache()
+            }
+        } else {
+            guard !options.readOnly else { throw StoreError("\(path) is not a Core Data store (no Z_METADATA table)") }
+            let existing = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")?.integerValue ?? 0
+            guard existing == 0 else { throw StoreError("\(path) is a SQLite database but not a Core Data store") }
+            uuid = UUID().uuidString
+            metadata = [:]
+            try connection.transaction(.immediate) {
+                for statement in schema.creationStatements() { try connection.execute(statement) }
+                let insert = try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+                for entity in model.entities {
+                    try insert.run([.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.parent ?? 0))])
+                }
+                metadata = try writeMetadata(replacingHashes: true)
+            }
+        }
+    }
+
+    // MARK: Metadata
+
+    private static func readMetadata(_ connection: Connection) throws -> (String, [String: any Sendable]) {
+        let statement = try connection.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        guard try statement.step() else { throw StoreError("the store's Z_METADATA table is empty") }
+        let uuid = statement.string(at: 0) ?? ""
+        var metadata: [String: any Sendable] = [:]
+        if let data = statement.data(at: 1), !data.isEmpty {
+            guard let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+                  let dictionary = plist as? [String: Any] else {
+                throw StoreError("the store's metadata is not a property list")
+            }
+            metadata = dictionary.compactMapValues { PropertyListValue.sendable($0) }
+        }
+        return (uuid, metadata)
+    }
+
+    /// Writes `Z_METADATA` keeping every key already there, setting the model's version hashes.
+    @discardableResult
+    func writeMetadata(replacingHashes: Bool, extra: [String: any Sendable] = [:]) throws -> [String: any Sendable] {
+        var plist: [String: Any] = metadata.mapValues { $0 as Any }
+        plist["NSStoreType"] = "SQLite"
+        plist["NSStoreModelVersionHashesVersion"] = 3
+        plist["NSStoreModelVersionIdentifiers"] = [model.versionIdentifier]
+        if plist["NSPersistenceFrameworkVersion"] == nil { plist["NSPersistenceFrameworkVersion"] = 1 }
+        if plist["_NSAutoVacuumLevel"] == nil { plist["_NSAutoVacuumLevel"] = "2" }
+        if replacingHashes {
+            plist["NSStoreModelVersionHashes"] = model.versionHashes
+            plist[ModelRecord.metadataKey] = ModelRecord(model: model).plist
+        }
+        for (key, value) in extra { plist[key] = value }
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        try connection.execute("DELETE FROM Z_METADATA")
+        try connection.execute("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                               [.text(uuid), .blob(data)])
+        return plist.compactMapValues { PropertyListValue.sendable($0) }
+    }
+
+    /// Sets keys of the store metadata (as `NSPersistentStoreCoordinator.setMetadata` does).
+    func setMetadata(_ values: [String: any Sendable]) throws {
+        try connection.transaction(.immediate) {
+            metadata = try writeMetadata(replacingHashes: false, extra: values)
+        }
+    }
+
+    func reader(forTable table: String) -> RowReader {
+        if let reader = rowReaders[table] { return reader }
+        let reader = RowReader(model: model, table: table)
+        rowReaders[table] = reader
+        return reader
+    }
+}
+
+/// Converts property-list values (Foundation's `Any`) into `Sendable` values we can keep.
+enum PropertyListValue {
+    static func sendable(_ value: Any) -> (any Sendable)? {
+        switch value {
+        case let value as String: return value
+        case let value as Data: return value
+        case let value as Date: return value
+        case let value as Bool: return value
+        case let value as Int: return value
+        case let value as Double: return value
+        case let value as NSNumber: return value.intValue
+        case let value as [Any]: return value.compactMap { sendable($0) }
+        case let value as [String: Any]: return value.compactMapValues { sendable($0) }
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import SQLiteDB
+import Synchronization
+
+/// Owns a store's SQLite connection and serialises every use of it, as Core Data's persistent
+/// store coordinator does; broadcasts each committed save to the contexts above it.
+///
+/// ```swift
+/// let coordinator = try StoreCoordinator(url: storeURL, model: model)
+/// let context = ObjectContext(coordinator: coordinator)
+/// ```
+public final class StoreCoordinator: Sendable {
+    public let model: ObjectModel
+    public let url: URL
+    /// The store's `Z_UUID`: the authority part of its objects' URIs.
+    public let storeUUID: String
+    public let isReadOnly: Bool
+    private let store: Mutex<SQLiteStore>
+    private let listeners = Mutex<[UUID: ChangeListener]>([:])
+
+    /// Something that receives every committed change set.
+    enum ChangeListener: Sendable {
+        case inbox(WeakInbox)
+        case stream(AsyncStream<ChangeSet>.Continuation)
+    }
+
+    /// Opens the store at `url`, creating it when missing and migrating it lightweight when its
+    /// schema is older than `model`.
+    ///
+    /// - Throws: `SQLiteError`, `StoreError`, or `MigrationError` naming the entity and property.
+    public init(url: URL, model: ObjectModel, readOnly: Bool = false,
+                journalMode: Connection.JournalMode? = .wal, busyTimeout: Double = 10) throws {
+        let store = try SQLiteStore(path: url.path, model: model,
+                                    options: .init(readOnly: readOnly, journalMode: journalMode, busyTimeout: busyTimeout))
+        self.model = model
+        self.url = url
+        self.storeUUID = store.uuid
+        self.isReadOnly = readOnly
+        self.store = Mutex(store)
+    }
+
+    /// Runs `body` with the store's connection, exclusively. For tests, tools and batch SQL.
+    public func withConnection<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
+        try store.withLock { store in try body(store.connection) }
+    }
+
+    func withStore<T: Sendable>(_ body: (SQLiteStore) throws -> T) throws -> T {
+        try store.withLock { store in try body(store) }
+    }
+
+    /// The store's metadata (`Z_METADATA.Z_PLIST`), decoded.
+    public var metadata: [String: any Sendable] {
+        store.withLock { $0.metadata }
+    }
+
+    /// Sets metadata keys, keeping the others.
+    public func setMetadata(_ values: [String: any Sendable]) throws {
+        try store.withLock { try $0.setMetadata(values) }
+    }
+
+    // MARK: Change broadcasting
+
+    /// Every committed save, as an asynchronous sequence of change sets.
+    ///
+    /// ```swift
+    /// for await changes in coordinator.changes() { print(changes.inserted.count) }
+    /// ```
+    public func changes() -> AsyncStream<ChangeSet> {
+        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream()
+        let key = UUID()
+        listeners.withLock { $0[key] = .stream(continuation) }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.listeners.withLock { $0.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    func register(_ inbox: ChangeInbox) -> UUID {
+        let key = UUID()
+        listeners.withLock { $0[key] = .inbox(WeakInbox(inbox)) }
+        return key
+    }
+
+    func unregister(_ key: UUID) {
+        _ = listeners.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// Hands a committed change set to every listener except the inbox of the context that made it.
+    func broadcast(_ changeSet: ChangeSet, from origin: ChangeInbox?) {
+        let current = listeners.withLock { listeners in
+            listeners = listeners.filter { _, listener in
+                if case .inbox(let weak) = listener { return weak.inbox != nil }
+                return true
+            }
+            return Array(listeners.values)
+        }
+        for listener in current {
+            switch listener {
+            case .inbox(let weak):
+                if let inbox = weak.inbox, inbox !== origin { inbox.post(changeSet) }
+            case .stream(let continuation):
+                continuation.yield(changeSet)
+            }
+        }
+    }
+}
+
+extension StoreCoordinator: ObjectSource {
+    var coordinator: StoreCoordinator { self }
+
+    func snapshot(of id: ObjectID) throws -> ObjectSnapshot? {
+        try withStore { try $0.snapshot(of: id) }
+    }
+
+    func snapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot] {
+        try withStore { try $0.snapshots(of: ids) }
+    }
+
+    func relatedIDs(of id: ObjectID, relationship: Int) throws -> [ObjectID] {
+        let entity = model[id.entityNumber]
+        guard relationship >= 0 && relationship < entity.relationships.count else { return [] }
+        return try withStore { try $0.relatedIDs(of: id, relationship: entity.relationships[relationship]) }
+    }
+
+    func commit(_ payload: CommitPayload, policy: MergePolicy) throws -> CommitOutcome {
+        guard !isReadOnly else { throw StoreError("the store is open read-only") }
+        return try withStore { try $0.commit(payload, policy: policy) }
+    }
+}
+
+/// A context's mailbox for change sets committed by others; the context drains it when it
+/// next works, in its own isolation domain.
+final class ChangeInbox: Sendable {
+    private let pending = Mutex<[ChangeSet]>([])
+
+    func post(_ changeSet: ChangeSet) {
+        pending.withLock { $0.append(changeSet) }
+    }
+
+    func drain() -> [ChangeSet] {
+        pending.withLock { pending in
+            defer { pending.removeAll() }
+            return pending
+        }
+    }
+
+    var isEmpty: Bool { pending.withLock { $0.isEmpty } }
+}
+
+struct WeakInbox: Sendable {
+    weak var inbox: ChangeInbox?
+    init(_ inbox: ChangeInbox) { self.inbox = inbox }
+}
