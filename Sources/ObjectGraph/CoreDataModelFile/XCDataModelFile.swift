@@ -1,0 +1,373 @@
+import Foundation
+
+/// One version of a Core Data model as Xcode wrote it (`<model>` in a `.xcdatamodel/contents`).
+///
+/// Plain values, close to the XML: names stay names (a relationship knows its destination
+/// by name), attribute types stay the strings Xcode writes. `XCDataModelReader` fills it in
+/// and checks that it hangs together; the object graph's own model types are built from it.
+///
+/// ```swift
+/// let model = try XCDataModelReader.read(at: URL(fileURLWithPath: "Model.xcdatamodeld"))
+/// let ebook = model.entity(named: "Ebook")
+/// ```
+public struct XCDataModelFile: Sendable, Equatable {
+    /// Entities in the order the file lists them (Xcode writes them sorted by name).
+    public var entities: [XCEntity]
+    /// `userDefinedModelVersionIdentifier`: `""` when Xcode wrote it empty, `nil` when absent.
+    /// Core Data copies it into a store's `NSStoreModelVersionIdentifiers` as it is.
+    public var versionIdentifier: String?
+    /// The `<model>` element's bookkeeping attributes, as written.
+    public var documentVersion: String?
+    public var lastSavedToolsVersion: String?
+    public var systemVersion: String?
+    public var minimumToolsVersion: String?
+    public var sourceLanguage: String?
+    /// Named subsets of the entities (`<configuration>`).
+    public var configurations: [XCConfiguration]
+    /// Model-level fetch request templates (`<fetchRequest>` under `<model>`).
+    public var fetchRequests: [XCFetchRequest]
+
+    public init(entities: [XCEntity] = [], versionIdentifier: String? = nil,
+                documentVersion: String? = nil, lastSavedToolsVersion: String? = nil,
+                systemVersion: String? = nil, minimumToolsVersion: String? = nil,
+                sourceLanguage: String? = nil, configurations: [XCConfiguration] = [],
+                fetchRequests: [XCFetchRequest] = []) {
+        self.entities = entities
+        self.versionIdentifier = versionIdentifier
+        self.documentVersion = documentVersion
+        self.lastSavedToolsVersion = lastSavedToolsVersion
+        self.systemVersion = systemVersion
+        self.minimumToolsVersion = minimumToolsVersion
+        self.sourceLanguage = sourceLanguage
+        self.configurations = configurations
+        self.fetchRequests = fetchRequests
+    }
+
+    /// The entity with this exact name, if any.
+    public func entity(named name: String) -> XCEntity? {
+        entities.first { $0.name == name }
+    }
+
+    /// The entity's superentities, nearest first; stops at a missing name or a cycle.
+    public func ancestors(of entity: XCEntity) -> [XCEntity] {
+        var result: [XCEntity] = []
+        var seen: Set<String> = [entity.name]
+        var parentName = entity.parentEntity
+        while let name = parentName, !seen.contains(name), let parent = self.entity(named: name) {
+            result.append(parent)
+            seen.insert(name)
+            parentName = parent.parentEntity
+        }
+        return result
+    }
+
+    /// The entities whose `parentEntity` is this one, sorted by name.
+    public func subentities(of entity: XCEntity) -> [XCEntity] {
+        entities.filter { $0.parentEntity == entity.name }.sorted { $0.name < $1.name }
+    }
+}
+
+/// An `<entity>`: a table's worth of objects.
+public struct XCEntity: Sendable, Equatable {
+    public var name: String
+    /// The class Xcode generates or the app names; `nil` means `NSManagedObject`.
+    public var representedClassName: String?
+    /// The superentity's name (`parentEntity`).
+    public var parentEntity: String?
+    public var isAbstract: Bool
+    /// Attributes declared on this entity (not inherited ones), in file order.
+    public var attributes: [XCAttribute]
+    /// Relationships declared on this entity (not inherited ones), in file order.
+    public var relationships: [XCRelationship]
+    /// Fetched properties declared on this entity.
+    public var fetchedProperties: [XCFetchedProperty]
+    /// Each constraint lists the property names that must be unique together.
+    public var uniquenessConstraints: [[String]]
+    /// `<fetchIndex>` elements (Xcode 9 and later).
+    public var indexes: [XCIndex]
+    /// `<compoundIndexes>` (Xcode 4 to 8): each lists property names.
+    public var compoundIndexes: [[String]]
+    /// `elementID` in the XML; Xcode's inspector calls it "Renaming ID".
+    public var renamingIdentifier: String?
+    public var versionHashModifier: String?
+    public var userInfo: [String: String]
+
+    public init(name: String, representedClassName: String? = nil, parentEntity: String? = nil,
+                isAbstract: Bool = false, attributes: [XCAttribute] = [],
+                relationships: [XCRelationship] = [], fetchedProperties: [XCFetchedProperty] = [],
+                uniquenessConstraints: [[String]] = [], indexes: [XCIndex] = [],
+                compoundIndexes: [[String]] = [], renamingIdentifier: String? = nil,
+                versionHashModifier: String? = nil, userInfo: [String: String] = [:]) {
+        self.name = name
+        self.representedClassName = representedClassName
+        self.parentEntity = parentEntity
+        self.isAbstract = isAbstract
+        self.attributes = attributes
+        self.relationships = relationships
+        self.fetchedProperties = fetchedProperties
+        self.uniquenessConstraints = uniquenessConstraints
+        self.indexes = indexes
+        self.compoundIndexes = compoundIndexes
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+
+    /// Names of the attributes, relationships and fetched properties declared here.
+    public var propertyNames: [String] {
+        attributes.map(\.name) + relationships.map(\.name) + fetchedProperties.map(\.name)
+    }
+
+    /// The declared attribute with this name, if any.
+    public func attribute(named name: String) -> XCAttribute? {
+        attributes.first { $0.name == name }
+    }
+
+    /// The declared relationship with this name, if any.
+    public func relationship(named name: String) -> XCRelationship? {
+        relationships.first { $0.name == name }
+    }
+}
+
+/// An `<attribute>`.
+///
+/// Every flag is `false` unless the XML says `"YES"`: in particular an attribute without
+/// `optional="YES"` is required. Every Xcode from 4 on writes `documentVersion="1.0"` and
+/// writes `optional="YES"` on optional properties only; Apple's version hash of the
+/// BSManagedDocument store (Xcode 4.5, no `optional` at all) matches only if both of its
+/// attributes are required.
+public struct XCAttribute: Sendable, Equatable {
+    public var name: String
+    /// As written: "String", "Integer 16", …, "Transformable", "Object ID" or "Undefined".
+    public var attributeType: String
+    public var isOptional: Bool
+    public var isTransient: Bool
+    /// `indexed="YES"` (Xcode 4 to 8; later models use `XCEntity.indexes`).
+    public var isIndexed: Bool
+    /// `spotlightIndexingEnabled="YES"`.
+    public var isIndexedBySpotlight: Bool
+    /// `storedInTruthFile="YES"` ("Store in External Record File").
+    public var isStoredInExternalRecord: Bool
+    public var defaultValueString: String?
+    /// Seconds since 2001-01-01 UTC, for Date attributes.
+    public var defaultDateTimeInterval: Double?
+    public var minValueString: String?
+    public var maxValueString: String?
+    public var minDateTimeInterval: Double?
+    public var maxDateTimeInterval: Double?
+    public var regularExpressionString: String?
+    public var usesScalarValueType: Bool
+    public var allowsExternalBinaryDataStorage: Bool
+    public var allowsCloudEncryption: Bool
+    /// `preserveAfterDeletion="YES"`: kept in persistent history tombstones.
+    public var preservesValueInHistoryOnDeletion: Bool
+    public var valueTransformerName: String?
+    public var customClassName: String?
+    /// `derived="YES"` with its `derivationExpression` (Xcode 11 and later).
+    public var isDerived: Bool
+    public var derivationExpression: String?
+    /// `elementID`: the name this attribute had in the model it migrates from.
+    public var renamingIdentifier: String?
+    public var versionHashModifier: String?
+    public var userInfo: [String: String]
+
+    public init(name: String, attributeType: String, isOptional: Bool = false,
+                isTransient: Bool = false, isIndexed: Bool = false,
+                isIndexedBySpotlight: Bool = false, isStoredInExternalRecord: Bool = false,
+                defaultValueString: String? = nil, defaultDateTimeInterval: Double? = nil,
+                minValueString: String? = nil, maxValueString: String? = nil,
+                minDateTimeInterval: Double? = nil, maxDateTimeInterval: Double? = nil,
+                regularExpressionString: String? = nil, usesScalarValueType: Bool = false,
+                allowsExternalBinaryDataStorage: Bool = false, allowsCloudEncryption: Bool = false,
+                preservesValueInHistoryOnDeletion: Bool = false, valueTransformerName: String? = nil,
+                customClassName: String? = nil, isDerived: Bool = false,
+                derivationExpression: String? = nil, renamingIdentifier: String? = nil,
+                versionHashModifier: String? = nil, userInfo: [String: String] = [:]) {
+        self.name = name
+        self.attributeType = attributeType
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+        self.isIndexed = isIndexed
+        self.isIndexedBySpotlight = isIndexedBySpotlight
+        self.isStoredInExternalRecord = isStoredInExternalRecord
+        self.defaultValueString = defaultValueString
+        self.defaultDateTimeInterval = defaultDateTimeInterval
+        self.minValueString = minValueString
+        self.maxValueString = maxValueString
+        self.minDateTimeInterval = minDateTimeInterval
+        self.maxDateTimeInterval = maxDateTimeInterval
+        self.regularExpressionString = regularExpressionString
+        self.usesScalarValueType = usesScalarValueType
+        self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        self.allowsCloudEncryption = allowsCloudEncryption
+        self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
+        self.valueTransformerName = valueTransformerName
+        self.customClassName = customClassName
+        self.isDerived = isDerived
+        self.derivationExpression = derivationExpression
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+
+    /// Core Data's `NSAttributeType` raw value for each type name Xcode writes.
+    public static let attributeTypeCodes: [String: Int] = [
+        "Undefined": 0, "Integer 16": 100, "Integer 32": 200, "Integer 64": 300,
+        "Decimal": 400, "Double": 500, "Float": 600, "String": 700, "Boolean": 800,
+        "Date": 900, "Binary": 1000, "UUID": 1100, "URI": 1200,
+        "Transformable": 1800, "Object ID": 2000,
+    ]
+
+    /// This attribute's `NSAttributeType` raw value, or `nil` for a type name we don't know.
+    public var attributeTypeCode: Int? {
+        Self.attributeTypeCodes[attributeType]
+    }
+}
+
+/// A `<relationship>`.
+public struct XCRelationship: Sendable, Equatable {
+    public var name: String
+    public var destinationEntity: String
+    public var inverseName: String?
+    /// Written by Xcode next to `inverseName`; Core Data resolves the inverse in the destination.
+    public var inverseEntity: String?
+    public var isToMany: Bool
+    public var isOrdered: Bool
+    public var isOptional: Bool
+    public var isTransient: Bool
+    /// `indexed="YES"`.
+    public var isIndexed: Bool
+    public var isIndexedBySpotlight: Bool
+    /// "Nullify" (also when absent), "Cascade", "Deny" or "No Action".
+    public var deletionRule: String
+    /// As written, 0 when absent. Xcode 4 writes `minCount="1"` on optional to-ones too.
+    public var minCount: Int
+    /// As written; when absent, 1 for a to-one and 0 (no limit) for a to-many.
+    public var maxCount: Int
+    /// `elementID`: the name this relationship had in the model it migrates from.
+    public var renamingIdentifier: String?
+    public var versionHashModifier: String?
+    public var userInfo: [String: String]
+
+    public init(name: String, destinationEntity: String, inverseName: String? = nil,
+                inverseEntity: String? = nil, isToMany: Bool = false, isOrdered: Bool = false,
+                isOptional: Bool = false, isTransient: Bool = false, isIndexed: Bool = false,
+                isIndexedBySpotlight: Bool = false, deletionRule: String = "Nullify",
+                minCount: Int = 0, maxCount: Int? = nil, renamingIdentifier: String? = nil,
+                versionHashModifier: String? = nil, userInfo: [String: String] = [:]) {
+        self.name = name
+        self.destinationEntity = destinationEntity
+        self.inverseName = inverseName
+        self.inverseEntity = inverseEntity
+        self.isToMany = isToMany
+        self.isOrdered = isOrdered
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+        self.isIndexed = isIndexed
+        self.isIndexedBySpotlight = isIndexedBySpotlight
+        self.deletionRule = deletionRule
+        self.minCount = minCount
+        self.maxCount = maxCount ?? (isToMany ? 0 : 1)
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+    }
+
+    /// The deletion rules Xcode writes.
+    public static let deletionRules: Set<String> = ["Nullify", "Cascade", "Deny", "No Action"]
+}
+
+/// A `<fetchedProperty>`: a named fetch evaluated lazily, never stored.
+public struct XCFetchedProperty: Sendable, Equatable {
+    public var name: String
+    public var isOptional: Bool
+    public var fetchRequest: XCFetchRequest?
+    public var userInfo: [String: String]
+
+    public init(name: String, isOptional: Bool = false, fetchRequest: XCFetchRequest? = nil,
+                userInfo: [String: String] = [:]) {
+        self.name = name
+        self.isOptional = isOptional
+        self.fetchRequest = fetchRequest
+        self.userInfo = userInfo
+    }
+}
+
+/// A `<fetchRequest>`: a template under `<model>`, or the request of a fetched property.
+public struct XCFetchRequest: Sendable, Equatable {
+    public var name: String
+    public var entity: String?
+    public var predicateString: String?
+    /// Every XML attribute of the element, as written (`fetchLimit`, `resultType`, …).
+    public var attributes: [String: String]
+
+    public init(name: String, entity: String? = nil, predicateString: String? = nil,
+                attributes: [String: String] = [:]) {
+        self.name = name
+        self.entity = entity
+        self.predicateString = predicateString
+        self.attributes = attributes
+    }
+}
+
+/// A `<fetchIndex>`: a named, possibly compound, index.
+public struct XCIndex: Sendable, Equatable {
+    public var name: String
+    public var elements: [XCIndexElement]
+
+    public init(name: String, elements: [XCIndexElement]) {
+        self.name = name
+        self.elements = elements
+    }
+
+    /// The properties indexed, in order; expression elements are left out.
+    public var propertyNames: [String] {
+        elements.compactMap(\.property)
+    }
+}
+
+/// A `<fetchIndexElement>`: a property (or an expression), its index type and its order.
+public struct XCIndexElement: Sendable, Equatable {
+    public var property: String?
+    public var expression: String?
+    /// "Binary" (a B-tree) or "RTree".
+    public var type: String
+    public var isAscending: Bool
+
+    public init(property: String?, expression: String? = nil, type: String = "Binary",
+                isAscending: Bool = true) {
+        self.property = property
+        self.expression = expression
+        self.type = type
+        self.isAscending = isAscending
+    }
+}
+
+/// A `<configuration>`: a named set of entities, e.g. those a store holds.
+public struct XCConfiguration: Sendable, Equatable {
+    public var name: String
+    public var entityNames: [String]
+    public var usedWithCloudKit: Bool
+
+    public init(name: String, entityNames: [String], usedWithCloudKit: Bool = false) {
+        self.name = name
+        self.entityNames = entityNames
+        self.usedWithCloudKit = usedWithCloudKit
+    }
+}
+
+/// One version inside a `.xcdatamodeld`.
+public struct XCDataModelVersion: Sendable, Equatable {
+    /// The folder name without `.xcdatamodel`, e.g. "Model 2".
+    public var name: String
+    /// The `.xcdatamodel` folder.
+    public var url: URL
+    /// Whether `.xccurrentversion` names it (or, without that file, it is the last version).
+    public var isCurrent: Bool
+
+    public init(name: String, url: URL, isCurrent: Bool) {
+        self.name = name
+        self.url = url
+        self.isCurrent = isCurrent
+    }
+}
