@@ -49,6 +49,7 @@ struct ModelBuilder {
         }
         let columns = try ColumnLayout(order: order, number: number, byName: byName, chains: chains)
 
+        let hashes = EntityVersionHash.hashes(of: descriptions)
         var entities: [Entity] = []
         for name in order {
             guard let description = byName[name], let entityNumber = number[name] else { continue }
@@ -104,7 +105,7 @@ struct ModelBuilder {
                 hierarchy: hierarchy, attributes: resolvedAttributes, relationships: resolvedRelationships,
                 uniquenessConstraints: constraints, table: ColumnLayout.tableName(chain.first ?? name),
                 renamingIdentifier: description.renamingIdentifier,
-                versionHash: EntityVersionHash.hash(of: description, parentName: description.parent),
+                versionHash: hashes[name] ?? Data(),
                 objectClass: description.objectClass, wrapperTargets: wrapperTargets))
         }
         return Result(entities: entities, joinTables: columns.joinTables, tableColumns: columns.tableColumns)
