@@ -29,6 +29,8 @@ public enum CommandHelpRenderer {
     public static let helpIndent = 2
     /// The column where an element's help text starts.
     public static let labelColumnWidth = 26
+    /// Screens narrower than this are treated as this wide.
+    public static let minimumScreenWidth = labelColumnWidth + 14
     /// More than this many options collapse into `[<options>]` in a usage line.
     static let maximumUsageOptions = 12
 
@@ -37,6 +39,8 @@ public enum CommandHelpRenderer {
     ///     CommandHelpRenderer.help(for: [root, importCommand], screenWidth: 80)
     public static func help(for path: [CommandSpec], screenWidth: Int = 80) -> String {
         guard let command = path.last else { return "" }
+        // Help text needs room beside the label column; narrower screens wrap as if wider.
+        let screenWidth = max(screenWidth, minimumScreenWidth)
         var overview = command.abstract
         if !command.discussion.isEmpty {
             if !overview.isEmpty { overview += "\n" }

@@ -113,7 +113,7 @@ public enum ParsedInvocation: Sendable, Equatable {
 /// Parses `vacation`'s command line into a typed invocation.
 ///
 ///     switch VacationCommandLine.parse(Array(CommandLine.arguments.dropFirst()),
-///                                      screenWidth: Terminal.width(fd: STDOUT_FILENO)) {
+///                                      screenWidth: Terminal.width(fd: STDOUT_FILENO, environment: environment)) {
 ///     case .success(.run(let invocation)):   // invocation.command, invocation.globals
 ///     case .success(.help(_, let text)):     print(text)
 ///     case .success(.version(let version)):  print(version)

@@ -132,6 +132,21 @@ struct HelpRenderingTests {
         }
     }
 
+    @Test("loses no word of help on any screen width")
+    func anyWidth() {
+        for width in [-1, 0, 1, 10, 26, 27, 39, 40, 41, 60, 200] {
+            for path in [[VacationCommands.root], [VacationCommands.root, VacationCommands.root.subcommands[6]]] {
+                let text = CommandHelpRenderer.help(for: path, screenWidth: width)
+                let words = Set(text.split(whereSeparator: { $0 == " " || $0 == "\n" }))
+                for option in path.last?.options ?? [] {
+                    for word in option.help.split(separator: " ") {
+                        #expect(words.contains(word), "\(width): \(word)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("prints the version")
     func version() {
         #expect(VacationCommandLine.parse(["--version"]) == .success(.version(VacationCommands.version)))
