@@ -1,0 +1,253 @@
+/// One `vacation` command with its arguments, typed.
+public enum VacationCommand: Sendable, Equatable {
+    case list
+    case create(name: String)
+    case rename(from: String, to: String)
+    /// `delete NAME --yes`: the parser refuses a deletion without `--yes`.
+    case delete(name: String)
+    /// `default [NAME]`: shows the default vacation, or makes `name` the default.
+    case setDefault(name: String?)
+    case info(name: String?)
+    case importFeeds(ImportOptions)
+    case visit(ids: [String], feed: String)
+    case unvisit(ids: [String])
+    case toggle(id: String, feed: String)
+    case photos(PhotosOptions)
+    case show(id: String)
+    case tags
+    case places
+    case check(name: String?)
+    case backup(name: String?, destination: String?, keep: Int?)
+    case backups(name: String?)
+    case restore(backup: String, newName: String?, force: Bool)
+
+    /// `import FEED... [--places FILE] [--place NAME] [--exclude-tag TAG]...`
+    public struct ImportOptions: Sendable, Equatable {
+        /// File paths; `-` stands for standard input.
+        public var feeds: [String]
+        public var placesFile: String?
+        public var place: String?
+        public var excludedTags: [String]
+
+        public init(feeds: [String], placesFile: String? = nil, place: String? = nil, excludedTags: [String] = []) {
+            self.feeds = feeds
+            self.placesFile = placesFile
+            self.place = place
+            self.excludedTags = excludedTags
+        }
+    }
+
+    /// `photos [--tag T] [--place P] [--where PREDICATE] [--sort KEY[,KEY]] [--desc] [--limit N]`
+    public struct PhotosOptions: Sendable, Equatable {
+        public var tag: String?
+        public var place: String?
+        /// A predicate in the format language; the command checks it.
+        public var predicate: String?
+        /// Sort keys in order, split at commas.
+        public var sortKeys: [String]
+        public var descending: Bool
+        /// `nil` lists every matching photo.
+        public var limit: Int?
+
+        public init(
+            tag: String? = nil, place: String? = nil, predicate: String? = nil,
+            sortKeys: [String] = [], descending: Bool = false, limit: Int? = nil
+        ) {
+            self.tag = tag
+            self.place = place
+            self.predicate = predicate
+            self.sortKeys = sortKeys
+            self.descending = descending
+            self.limit = limit
+        }
+    }
+
+    /// The command words, one per command.
+    public enum Name: String, Sendable, CaseIterable {
+        case list, create, rename, delete, `default`, info
+        case `import`, visit, unvisit, toggle
+        case photos, show, tags, places, check
+        case backup, backups, restore, help
+
+        /// Whether `--json` makes this command print one JSON document.
+        public var printsJSON: Bool {
+            VacationCommands.root.subcommand(named: rawValue)?.options.contains { $0.longNames == ["--json"] } ?? false
+        }
+    }
+
+    public var name: Name {
+        switch self {
+        case .list: .list
+        case .create: .create
+        case .rename: .rename
+        case .delete: .delete
+        case .setDefault: .default
+        case .info: .info
+        case .importFeeds: .import
+        case .visit: .visit
+        case .unvisit: .unvisit
+        case .toggle: .toggle
+        case .photos: .photos
+        case .show: .show
+        case .tags: .tags
+        case .places: .places
+        case .check: .check
+        case .backup: .backup
+        case .backups: .backups
+        case .restore: .restore
+        }
+    }
+}
+
+/// What `vacation`'s command line asks for.
+public enum ParsedInvocation: Sendable, Equatable {
+    /// Run a command.
+    case run(VacationCommandLine.Invocation)
+    /// Print `text` and a newline to standard output, and exit 0. `topic` is `nil` for the
+    /// root command's help.
+    case help(topic: VacationCommand.Name?, text: String)
+    /// Print the version and a newline to standard output, and exit 0.
+    case version(String)
+}
+
+/// Parses `vacation`'s command line into a typed invocation.
+///
+///     switch VacationCommandLine.parse(Array(CommandLine.arguments.dropFirst()),
+///                                      screenWidth: Terminal.width(fd: STDOUT_FILENO, environment: environment)) {
+///     case .success(.run(let invocation)):   // invocation.command, invocation.globals
+///     case .success(.help(_, let text)):     print(text)
+///     case .success(.version(let version)):  print(version)
+///     case .failure(let error):              // print error.description to stderr, exit 64
+///     }
+public enum VacationCommandLine {
+    /// The options every command accepts, before or after its name.
+    public struct GlobalOptions: Sendable, Equatable {
+        /// `--library DIR`; `nil` leaves the choice to the environment.
+        public var library: String?
+        /// `--vacation NAME`; `nil` for the default vacation.
+        public var vacation: String?
+        /// `--wait SECONDS`, 10 unless given.
+        public var waitSeconds: Double
+        /// `--json`, before or after the command's name.
+        public var json: Bool
+
+        public static let defaultWaitSeconds = 10.0
+
+        public init(library: String? = nil, vacation: String? = nil, waitSeconds: Double = defaultWaitSeconds, json: Bool = false) {
+            self.library = library
+            self.vacation = vacation
+            self.waitSeconds = waitSeconds
+            self.json = json
+        }
+    }
+
+    /// A command to run, its global options, and the raw binding for anything else.
+    public struct Invocation: Sendable, Equatable {
+        public var command: VacationCommand
+        public var globals: GlobalOptions
+        public var arguments: ParsedArguments
+
+        public init(command: VacationCommand, globals: GlobalOptions, arguments: ParsedArguments) {
+            self.command = command
+            self.globals = globals
+            self.arguments = arguments
+        }
+    }
+
+    /// Parses `arguments` (without the program name).
+    ///
+    /// - Parameter screenWidth: the width help text is wrapped to.
+    /// - Returns: the invocation, or the usage error to print (exit code 64).
+    public static func parse(_ arguments: [String], screenWidth: Int = 80) -> Result<ParsedInvocation, CLIUsageError> {
+        let parser = CommandLineParser(root: VacationCommands.root)
+        switch parser.parse(arguments) {
+        case .failure(let error):
+            return .failure(error)
+        case .success(.version(let version)):
+            return .success(.version(version))
+        case .success(.help(let path)):
+            let topic = path.count > 1 ? VacationCommand.Name(rawValue: path[1].name) : nil
+            return .success(.help(topic: topic, text: CommandHelpRenderer.help(for: path, screenWidth: screenWidth)))
+        case .success(.run(let parsed)):
+            do {
+                let globals = try globalOptions(parsed)
+                let command = try command(parsed)
+                return .success(.run(Invocation(command: command, globals: globals, arguments: parsed)))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Throws-style spelling of `parse(_:screenWidth:)`.
+    ///
+    /// - Throws: `CLIUsageError`.
+    public static func parseOrThrow(_ arguments: [String], screenWidth: Int = 80) throws(CLIUsageError) -> ParsedInvocation {
+        try parse(arguments, screenWidth: screenWidth).get()
+    }
+
+    static func globalOptions(_ parsed: ParsedArguments) throws(CLIUsageError) -> GlobalOptions {
+        GlobalOptions(
+            library: parsed.value(of: "--library"),
+            vacation: parsed.value(of: "--vacation"),
+            waitSeconds: try parsed.number(of: "--wait", minimum: 0) ?? GlobalOptions.defaultWaitSeconds,
+            json: parsed.flag("--json"))
+    }
+
+    static func command(_ parsed: ParsedArguments) throws(CLIUsageError) -> VacationCommand {
+        let name = parsed.command.flatMap { VacationCommand.Name(rawValue: $0.name) }
+        let argument = { (key: String) in parsed.positional(key) ?? "" }
+        switch name {
+        case .list: return .list
+        case .create: return .create(name: argument("name"))
+        case .rename: return .rename(from: argument("old"), to: argument("new"))
+        case .delete: return .delete(name: argument("name"))
+        case .default: return .setDefault(name: parsed.positional("name"))
+        case .info: return .info(name: parsed.positional("name"))
+        case .import:
+            return .importFeeds(VacationCommand.ImportOptions(
+                feeds: parsed.positionals("feed"),
+                placesFile: parsed.value(of: "--places"),
+                place: parsed.value(of: "--place"),
+                excludedTags: parsed.values(of: "--exclude-tag")))
+        case .visit: return .visit(ids: parsed.positionals("id"), feed: parsed.value(of: "--feed") ?? "")
+        case .unvisit: return .unvisit(ids: parsed.positionals("id"))
+        case .toggle: return .toggle(id: argument("id"), feed: parsed.value(of: "--feed") ?? "")
+        case .photos:
+            return .photos(VacationCommand.PhotosOptions(
+                tag: parsed.value(of: "--tag"),
+                place: parsed.value(of: "--place"),
+                predicate: parsed.value(of: "--where"),
+                sortKeys: try sortKeys(parsed),
+                descending: parsed.flag("--desc"),
+                limit: try parsed.integer(of: "--limit", in: 0...)))
+        case .show: return .show(id: argument("id"))
+        case .tags: return .tags
+        case .places: return .places
+        case .check: return .check(name: parsed.positional("name"))
+        case .backup:
+            return .backup(
+                name: parsed.positional("name"),
+                destination: parsed.value(of: "--to"),
+                keep: try parsed.integer(of: "--keep", in: 1...))
+        case .backups: return .backups(name: parsed.positional("name"))
+        case .restore:
+            return .restore(backup: argument("backup"), newName: parsed.value(of: "--as"), force: parsed.flag("--force"))
+        case .help, nil:
+            // The parser answers `help` itself; reaching here means the table and this
+            // switch disagree, which the tests over every command rule out.
+            throw CLIUsageError(message: "Unknown command '\(parsed.commandNames.last ?? "")'", path: parsed.path)
+        }
+    }
+
+    /// `--sort dateTaken,title` → `["dateTaken", "title"]`; an empty key is an error.
+    static func sortKeys(_ parsed: ParsedArguments) throws(CLIUsageError) -> [String] {
+        guard let text = parsed.value(of: "--sort"), let option = parsed.option(named: "--sort") else { return [] }
+        let keys = text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { String($0.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed()) }
+        if keys.contains(where: \.isEmpty) {
+            throw parsed.invalidValue(text, option: option, reason: "a sort key is empty")
+        }
+        return keys
+    }
+}
