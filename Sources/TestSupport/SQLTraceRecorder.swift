@@ -1,30 +1,41 @@
 import SQLiteDB
+import Synchronization
 
 /// Records every statement a connection runs, so that tests can assert the SQL exactly.
 ///
 /// ```swift
-/// let recorder = SQLTraceRecorder(connection)
-/// _ = try context.fetch(request)
-/// #expect(recorder.statements == ["SELECT …"])
+/// let recorder = SQLTraceRecorder()
+/// try coordinator.withConnection { recorder.attach(to: $0) }
+/// _ = photo.title
+/// #expect(recorder.selects.count == 1)
 /// ```
-public final class SQLTraceRecorder {
-    public private(set) var events: [TraceEvent] = []
-    private let connection: Connection
+public final class SQLTraceRecorder: Sendable {
+    private let recorded = Mutex<[TraceEvent]>([])
 
-    public init(_ connection: Connection) {
-        self.connection = connection
-        connection.trace { [unowned self] event in self.events.append(event) }
+    public init() {}
+
+    /// Records `connection`'s statements from now on.
+    public convenience init(_ connection: Connection) {
+        self.init()
+        attach(to: connection)
     }
+
+    public func attach(to connection: Connection) {
+        connection.trace { [self] event in recorded.withLock { $0.append(event) } }
+    }
+
+    public func detach(from connection: Connection) { connection.trace(nil) }
+
+    public var events: [TraceEvent] { recorded.withLock { $0 } }
 
     /// The SQL of each recorded statement, with `?` placeholders.
     public var statements: [String] { events.map(\.sql) }
 
-    /// Statements that read (`SELECT`), excluding pragmas and transaction control.
+    /// Statements that read (`SELECT`).
     public var selects: [String] { statements.filter { $0.hasPrefix("SELECT") } }
 
-    public func clear() { events.removeAll() }
+    /// Statements that write rows.
+    public var writes: [String] { statements.filter { $0.hasPrefix("INSERT") || $0.hasPrefix("UPDATE") || $0.hasPrefix("DELETE") } }
 
-    public func stop() { connection.trace(nil) }
-
-    deinit { connection.trace(nil) }
+    public func clear() { recorded.withLock { $0.removeAll() } }
 }

@@ -96,7 +96,7 @@ struct ConnectionTests {
         try connection.execute("INSERT INTO t VALUES (?)", [.text("a")])
         #expect(recorder.statements == ["CREATE TABLE t (x)", "INSERT INTO t VALUES (?)"])
         #expect(recorder.events.last?.expandedSQL == "INSERT INTO t VALUES ('a')")
-        recorder.stop()
+        recorder.detach(from: connection)
         try connection.execute("SELECT 1")
         #expect(recorder.statements.count == 2)
     }

@@ -9,6 +9,9 @@ final class RowReader {
     private struct Layout {
         /// Column index (in the select list) of each attribute slot; -1 for transient ones.
         var attributeColumns: [Int]
+        /// Slots of date and floating-point attributes: SQLite hands whole numbers back as
+        /// INTEGER, which we turn back into REAL so that in-memory values compare equal.
+        var realSlots: [Bool]
         /// Key column, and entity column or fixed destination entity, of each to-one slot.
         var toOneColumns: [(key: Int, entityColumn: Int?, destination: Int)]
         var attributeCount: Int
@@ -28,7 +31,8 @@ final class RowReader {
                 guard case .foreignKey(let column, let entityColumn) = relationship.storage else { continue }
                 toOne[relationship.slot] = (index[column] ?? -1, entityColumn.flatMap { index[$0] }, relationship.destination)
             }
-            layouts[entity.number] = Layout(attributeColumns: attributeColumns, toOneColumns: toOne,
+            let realSlots = entity.attributes.map { [.date, .double, .float].contains($0.type) }
+            layouts[entity.number] = Layout(attributeColumns: attributeColumns, realSlots: realSlots, toOneColumns: toOne,
                                             attributeCount: entity.attributes.count)
         }
     }
@@ -40,8 +44,17 @@ final class RowReader {
         guard let layout = layouts[entityNumber] else { return nil }
         var values = [SQLiteValue]()
         values.reserveCapacity(layout.attributeCount)
-        for column in layout.attributeColumns {
-            values.append(column < 0 ? .null : statement.value(at: column + offset))
+        for (slot, column) in layout.attributeColumns.enumerated() {
+            guard column >= 0 else {
+                values.append(.null)
+                continue
+            }
+            let value = statement.value(at: column + offset)
+            if layout.realSlots[slot], case .integer(let integer) = value {
+                values.append(.real(Double(integer)))
+            } else {
+                values.append(value)
+            }
         }
         var toOne = [ObjectID?]()
         toOne.reserveCapacity(layout.toOneColumns.count)
