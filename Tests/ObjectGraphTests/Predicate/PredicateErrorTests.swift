@@ -54,6 +54,7 @@ struct PredicateErrorTests {
         ("a == '\\ud83d'", "Invalid escape '\\ud83d' in string at position 6"),
         ("a == '\\udc00'", "Invalid escape '\\udc00' in string at position 6"),
         ("a == '\\ud83d\\u0041'", "Invalid escape '\\ud83d\\u0041' in string at position 6"),
+        ("a == '\\ud83d\\uzz'", "Invalid escape '\\u' in string at position 12"),
         ("a == 0x", "Invalid number '0x' at position 5"),
         ("a == 0xZ1", "Invalid number '0xZ1' at position 5"),
         ("a == 0b102", "Invalid number '0b102' at position 5"),
@@ -125,6 +126,22 @@ struct PredicateErrorTests {
         #expect(errorMessage("a == CAST('!', 'NSData')") == "Cannot CAST \"!\" to NSData at position 5")
         #expect(errorMessage("a == CAST(1.5, 'NSString')") == "Cannot CAST 1.5 to NSString at position 5")
         #expect(errorMessage("a == CAST(1, 'NSFoo')") == "Unsupported CAST to 'NSFoo' at position 5")
+    }
+
+    @Test("a lone expression must end where the expression ends")
+    func expressionErrors() {
+        do {
+            _ = try PredicateParser.parseExpression("a b")
+            Issue.record("parsed")
+        } catch {
+            #expect(error.description == "Unexpected 'b' at position 2: expected end of format")
+        }
+        do {
+            _ = try PredicateParser.parseExpression("a", arguments: [1])
+            Issue.record("parsed")
+        } catch {
+            #expect(error.description == "Too many arguments: 1 given, 0 used")
+        }
     }
 
     @Test("errors carry their code and position")
