@@ -1,0 +1,31 @@
+import Foundation
+
+extension Predicate {
+    /// Parses a Core Data format string, filling its specifiers from `arguments` in order.
+    ///
+    /// ```swift
+    /// let predicate = try Predicate(format: "unique == %@ AND (tags.@count > %d OR title BEGINSWITH[cd] 'a')",
+    ///                               "123", 2)
+    /// ```
+    ///
+    /// `%@` takes any argument (arrays and sets become collections, `nil` becomes `NULL`);
+    /// `%K` a key path string; `%d %i %u` (with `l`, `ll`, `h`, `q` lengths) an integer or
+    /// `Bool`; `%f %e %g` a number (integers widen to doubles); `%s` a string. `%%` is the
+    /// string `"%"`. Inside quotes nothing is substituted.
+    ///
+    /// - Throws: `PredicateError` with the position of the first problem.
+    public init(format: String, _ arguments: any PredicateArgument...) throws(PredicateError) {
+        self = try PredicateParser.parse(format, arguments: arguments.map(\.predicateValue))
+    }
+
+    /// Parses a Core Data format string with an array of arguments.
+    ///
+    /// ```swift
+    /// let predicate = try Predicate(format: "unique == %@", arguments: ["123"])
+    /// ```
+    ///
+    /// - Throws: `PredicateError` with the position of the first problem.
+    public init(format: String, arguments: [any PredicateArgument]) throws(PredicateError) {
+        self = try PredicateParser.parse(format, arguments: arguments.map(\.predicateValue))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// A Swift value that can fill a format specifier (`%@`, `%K`, `%d`, `%f`, `%s`) of a
+/// predicate format string.
+///
+/// Strings, integers, floating-point numbers, `Bool`, `Date`, `Data`, optionals of these
+/// (`nil` becomes `NULL`), arrays and sets of these, and `PredicateValue` itself conform.
+/// Managed objects conform by returning `.object(reference)`.
+///
+/// ```swift
+/// let title: String? = nil
+/// let predicate = try Predicate(format: "title == %@ AND tags.name IN %@", title, ["sea", "sun"])
+/// ```
+public protocol PredicateArgument {
+    /// The constant this argument stands for.
+    var predicateValue: PredicateValue { get }
+}
+
+extension PredicateValue: PredicateArgument {
+    public var predicateValue: PredicateValue { self }
+}
+
+extension String: PredicateArgument {
+    public var predicateValue: PredicateValue { .string(self) }
+}
+
+extension Substring: PredicateArgument {
+    public var predicateValue: PredicateValue { .string(String(self)) }
+}
+
+extension Bool: PredicateArgument {
+    public var predicateValue: PredicateValue { .bool(self) }
+}
+
+extension Int: PredicateArgument {
+    public var predicateValue: PredicateValue { .int(Int64(self)) }
+}
+
+extension Int8: PredicateArgument {
+    public var predicateValue: PredicateValue { .int(Int64(self)) }
+}
+
+extension Int16: PredicateArgument {
+    public var predicateValue: PredicateValue { .int(Int64(self)) }
+}
+
+extension Int32: PredicateArgument {
+    public var predicateValue: PredicateValue { .int(Int64(self)) }
+}
+
+extension Int64: PredicateArgument {
+    public var predicateValue: PredicateValue { .int(self) }
+}
+
+extension UInt8: PredicateArgument {
+    public var predicateValue: PredicateValue { .int(Int64(self)) }
+}
+
+extension UInt16: PredicateArgument {
+    public var predicateValue: PredicateValue { .int(Int64(self)) }
+}
+
+extension UInt32: PredicateArgument {
+    public var predicateValue: PredicateValue { .int(Int64(self)) }
+}
+
+extension UInt: PredicateArgument {
+    /// Values above `Int64.max` become doubles, as SQLite would store them.
+    public var predicateValue: PredicateValue {
+        if let exact = Int64(exactly: self) { return .int(exact) }
+        return .double(Double(self))
+    }
+}
+
+extension UInt64: PredicateArgument {
+    /// Values above `Int64.max` become doubles, as SQLite would store them.
+    public var predicateValue: PredicateValue {
+        if let exact = Int64(exactly: self) { return .int(exact) }
+        return .double(Double(self))
+    }
+}
+
+extension Double: PredicateArgument {
+    public var predicateValue: PredicateValue { .double(self) }
+}
+
+extension Float: PredicateArgument {
+    public var predicateValue: PredicateValue { .double(Double(self)) }
+}
+
+extension Date: PredicateArgument {
+    public var predicateValue: PredicateValue { .date(self) }
+}
+
+extension Data: PredicateArgument {
+    public var predicateValue: PredicateValue { .data(self) }
+}
+
+extension Optional: PredicateArgument where Wrapped: PredicateArgument {
+    public var predicateValue: PredicateValue {
+        switch self {
+        case .none: return .null
+        case .some(let wrapped): return wrapped.predicateValue
+        }
+    }
+}
+
+extension Array: PredicateArgument where Element: PredicateArgument {
+    public var predicateValue: PredicateValue { .array(map(\.predicateValue)) }
+}
+
+extension Set: PredicateArgument where Element: PredicateArgument {
+    /// Sorted by their format text, so the same set always gives the same predicate.
+    public var predicateValue: PredicateValue {
+        .array(map(\.predicateValue).sorted { $0.description < $1.description })
+    }
+}

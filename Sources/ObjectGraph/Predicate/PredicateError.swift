@@ -1,0 +1,178 @@
+import Foundation
+
+/// An error from parsing, substituting or evaluating a predicate; its description says
+/// what went wrong and where.
+///
+/// Positions are 0-based offsets in Unicode scalars into the format string (the same as
+/// the character offset for text without combining sequences).
+///
+/// ```swift
+/// do { _ = try Predicate(format: "title == AND x") }
+/// catch { print(error) }   // Unexpected 'AND' at position 9: expected an expression
+/// ```
+public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of error this is.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// A token that the grammar does not allow here.
+        case unexpectedToken
+        /// The format ended where more was needed.
+        case unexpectedEnd
+        /// A character that starts no token.
+        case unexpectedCharacter
+        /// A quote without its closing quote.
+        case unterminatedString
+        /// A backslash escape that the string syntax does not know.
+        case invalidEscape
+        /// A malformed or out-of-range number.
+        case invalidNumber
+        /// A `[…]` after an operator with letters other than `c` and `d`.
+        case unknownStringOption
+        /// A `[` without its `]`.
+        case unterminatedStringOption
+        /// A `%` followed by something other than a known specifier.
+        case unknownFormatSpecifier
+        /// A specifier with no argument left for it.
+        case tooFewArguments
+        /// Arguments left over after the format was read.
+        case tooManyArguments
+        /// An argument of the wrong kind for its specifier (e.g. a string for `%d`).
+        case invalidArgument
+        /// An `@name` that is not `@count`, `@sum`, `@avg`, `@min` or `@max`.
+        case unknownCollectionOperator
+        /// `BETWEEN` without exactly two bounds.
+        case invalidBetweenBounds
+        /// A `CAST` that cannot be done.
+        case invalidCast
+        /// Parentheses, `NOT`s, aggregates or subqueries nested beyond the limit.
+        case nestingTooDeep
+        /// A `$VARIABLE` with no value.
+        case missingVariable
+        /// A `MATCHES` pattern that is not a valid regular expression.
+        case invalidRegularExpression
+    }
+
+    /// What kind of error this is.
+    public let code: Code
+    /// Where in the format string, when the error has a place there.
+    public let position: Int?
+    /// The full message.
+    public let description: String
+
+    /// Makes an error; `message` is the whole description.
+    public init(_ code: Code, position: Int?, message: String) {
+        self.code = code
+        self.position = position
+        self.description = message
+    }
+}
+
+extension PredicateError {
+    /// The deepest nesting the parser accepts.
+    public static let maximumNestingDepth = 200
+
+    static func unexpected(_ found: String, at position: Int, expected: String) -> PredicateError {
+        PredicateError(.unexpectedToken, position: position,
+                       message: "Unexpected '\(found)' at position \(position): expected \(expected)")
+    }
+
+    static func unexpectedEnd(at position: Int, expected: String) -> PredicateError {
+        PredicateError(.unexpectedEnd, position: position,
+                       message: "Unexpected end of format at position \(position): expected \(expected)")
+    }
+
+    static func unexpectedCharacter(_ character: Unicode.Scalar, at position: Int) -> PredicateError {
+        PredicateError(.unexpectedCharacter, position: position,
+                       message: "Unexpected character '\(Self.visible(character))' at position \(position)")
+    }
+
+    static func unterminatedString(at position: Int) -> PredicateError {
+        PredicateError(.unterminatedString, position: position,
+                       message: "Unterminated string starting at position \(position)")
+    }
+
+    static func invalidEscape(_ escape: String, at position: Int) -> PredicateError {
+        PredicateError(.invalidEscape, position: position,
+                       message: "Invalid escape '\(escape)' in string at position \(position)")
+    }
+
+    static func invalidNumber(_ text: String, at position: Int) -> PredicateError {
+        PredicateError(.invalidNumber, position: position,
+                       message: "Invalid number '\(text)' at position \(position)")
+    }
+
+    static func unknownStringOption(_ text: String, at position: Int) -> PredicateError {
+        PredicateError(.unknownStringOption, position: position,
+                       message: "Unknown string option '\(text)' at position \(position)")
+    }
+
+    static func unterminatedStringOption(at position: Int) -> PredicateError {
+        PredicateError(.unterminatedStringOption, position: position,
+                       message: "Unterminated string option starting at position \(position)")
+    }
+
+    static func unknownFormatSpecifier(_ text: String, at position: Int) -> PredicateError {
+        PredicateError(.unknownFormatSpecifier, position: position,
+                       message: "Unknown format specifier '\(text)' at position \(position)")
+    }
+
+    static func tooFewArguments(_ specifier: String, at position: Int) -> PredicateError {
+        PredicateError(.tooFewArguments, position: position,
+                       message: "Too few arguments for format: \(specifier) at position \(position)")
+    }
+
+    static func tooManyArguments(given: Int, used: Int) -> PredicateError {
+        PredicateError(.tooManyArguments, position: nil,
+                       message: "Too many arguments: \(given) given, \(used) used")
+    }
+
+    static func invalidArgument(
+        _ index: Int, for specifier: String, at position: Int, expected: String, got value: PredicateValue
+    ) -> PredicateError {
+        PredicateError(.invalidArgument, position: position,
+                       message: "Invalid argument \(index) for \(specifier) at position \(position): expected \(expected), got \(value)")
+    }
+
+    static func unknownCollectionOperator(_ name: String, at position: Int) -> PredicateError {
+        PredicateError(.unknownCollectionOperator, position: position,
+                       message: "Unknown collection operator '@\(name)' at position \(position)")
+    }
+
+    static func invalidBetweenBounds(at position: Int) -> PredicateError {
+        PredicateError(.invalidBetweenBounds, position: position,
+                       message: "BETWEEN needs two bounds {lower, upper} at position \(position)")
+    }
+
+    static func invalidBetweenBounds(got value: String) -> PredicateError {
+        PredicateError(.invalidBetweenBounds, position: nil,
+                       message: "BETWEEN needs two bounds {lower, upper}, got \(value)")
+    }
+
+    static func invalidCast(_ message: String, at position: Int) -> PredicateError {
+        PredicateError(.invalidCast, position: position, message: "\(message) at position \(position)")
+    }
+
+    static func nestingTooDeep(at position: Int) -> PredicateError {
+        PredicateError(.nestingTooDeep, position: position,
+                       message: "Nesting deeper than \(maximumNestingDepth) levels at position \(position)")
+    }
+
+    static func missingVariable(_ name: String) -> PredicateError {
+        PredicateError(.missingVariable, position: nil, message: "No value for variable $\(name)")
+    }
+
+    static func invalidRegularExpression(_ pattern: String) -> PredicateError {
+        PredicateError(.invalidRegularExpression, position: nil,
+                       message: "Invalid regular expression \(PredicateValue.quote(pattern)) in MATCHES")
+    }
+
+    /// Control characters and other invisible scalars print as `\u{…}`.
+    static func visible(_ scalar: Unicode.Scalar) -> String {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator,
+             .spaceSeparator:
+            return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        default:
+            return String(scalar)
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+
+extension PredicateParser {
+    /// An expression and the keys, collection operators and member keys that follow it.
+    mutating func parseExpression() throws(PredicateError) -> PredicateExpression {
+        var expression = try parsePrimaryExpression()
+        var nestedOperators = 0
+        defer { depth -= nestedOperators }
+        while isSymbol(.dot) {
+            try advance()
+            switch current.kind {
+            case .identifier(let name, _):
+                if case .collectionOperator(.count, _, _) = expression {
+                    throw unexpected(expected: "a collection operator after @count")
+                }
+                if case .collectionOperator(let collectionOperator, let base, let path) = expression {
+                    expression = .collectionOperator(collectionOperator, of: base, keyPath: path + [name])
+                } else {
+                    expression = expression.appending([name])
+                }
+            case .collectionOperator(let name):
+                guard let collectionOperator = PredicateCollectionOperator(rawValue: name.lowercased()) else {
+                    throw .unknownCollectionOperator(name, at: current.position)
+                }
+                // Each operator nests the tree one level deeper, so it counts towards the limit.
+                try enter(at: current.position)
+                nestedOperators += 1
+                expression = .collectionOperator(collectionOperator, of: expression, keyPath: [])
+            default:
+                throw unexpected(expected: "a key")
+            }
+            try advance()
+        }
+        return expression
+    }
+
+    private mutating func parsePrimaryExpression() throws(PredicateError) -> PredicateExpression {
+        let token = current
+        switch token.kind {
+        case .identifier(let name, let escaped):
+            if !escaped, let keyword = currentKeyword {
+                return try parseKeywordExpression(keyword)
+            }
+            try advance()
+            return .keyPath([name])
+        case .integer(let magnitude):
+            try advance()
+            return .constant(Self.integer(magnitude, negative: false))
+        case .decimal(let value):
+            try advance()
+            return .constant(.double(value))
+        case .string(let value):
+            try advance()
+            return .constant(.string(value))
+        case .variable(let name):
+            try advance()
+            return .variable(name)
+        case .formatSpecifier(let specifier):
+            let expression = try argument(for: specifier, token: token)
+            try advance()
+            return expression
+        case .symbol(.minus):
+            try advance()
+            switch current.kind {
+            case .integer(let magnitude):
+                try advance()
+                return .constant(Self.integer(magnitude, negative: true))
+            case .decimal(let value):
+                try advance()
+                return .constant(.double(-value))
+            default:
+                throw unexpected(expected: "a number")
+            }
+        case .symbol(.leftBrace):
+            return try parseAggregate()
+        default:
+            throw unexpected(expected: "an expression")
+        }
+    }
+
+    private mutating func parseKeywordExpression(_ keyword: String) throws(PredicateError) -> PredicateExpression {
+        let value: PredicateValue
+        switch keyword {
+        case "NIL", "NULL": value = .null
+        case "TRUE", "YES": value = .bool(true)
+        case "FALSE", "NO": value = .bool(false)
+        case "SELF":
+            try advance()
+            return .keyPath([])
+        case "SUBQUERY":
+            return try parseSubquery()
+        case "CAST":
+            return try parseCast()
+        default:
+            throw unexpected(expected: "an expression")
+        }
+        try advance()
+        return .constant(value)
+    }
+
+    /// Integers that do not fit `Int64` become doubles, as SQLite would store them.
+    private static func integer(_ magnitude: UInt64, negative: Bool) -> PredicateValue {
+        if negative {
+            if magnitude <= UInt64(Int64.max) { return .int(-Int64(magnitude)) }
+            if magnitude == UInt64(Int64.max) + 1 { return .int(Int64.min) }
+            return .double(-Double(magnitude))
+        }
+        if let value = Int64(exactly: magnitude) { return .int(value) }
+        return .double(Double(magnitude))
+    }
+
+    /// `{a, b, …}`; all-constant aggregates fold into one array constant.
+    private mutating func parseAggregate() throws(PredicateError) -> PredicateExpression {
+        try enter(at: current.position)
+        try advance()
+        var elements: [PredicateExpression] = []
+        if isSymbol(.rightBrace) {
+            try advance()
+        } else {
+            while true {
+                elements.append(try parseExpression())
+                if isSymbol(.comma) {
+                    try advance()
+                } else if isSymbol(.rightBrace) {
+                    try advance()
+                    break
+                } else {
+                    throw unexpected(expected: "',' or '}'")
+                }
+            }
+        }
+        leave()
+        var constants: [PredicateValue] = []
+        for element in elements {
+            guard case .constant(let value) = element else { return .aggregate(elements) }
+            constants.append(value)
+        }
+        return .constant(.array(constants))
+    }
+
+    /// `SUBQUERY(collection, $variable, predicate)`.
+    private mutating func parseSubquery() throws(PredicateError) -> PredicateExpression {
+        try enter(at: current.position)
+        try advance()
+        try expect(.leftParenthesis)
+        let collection = try parseExpression()
+        try expect(.comma)
+        guard case .variable(let variable) = current.kind else { throw unexpected(expected: "a variable") }
+        try advance()
+        try expect(.comma)
+        let predicate = try parseOr()
+        try expect(.rightParenthesis)
+        leave()
+        return .subquery(collection: collection, variable: variable, predicate: predicate)
+    }
+
+    /// `CAST(constant, "NSDate" | "NSNumber" | "NSString" | "NSData")`, folded into a constant.
+    private mutating func parseCast() throws(PredicateError) -> PredicateExpression {
+        let castPosition = current.position
+        try enter(at: castPosition)
+        try advance()
+        try expect(.leftParenthesis)
+        let valuePosition = current.position
+        let expression = try parseExpression()
+        try expect(.comma)
+        guard case .string(let typeName) = current.kind else { throw unexpected(expected: "a class name string") }
+        try advance()
+        try expect(.rightParenthesis)
+        leave()
+        guard case .constant(let value) = expression else {
+            throw .invalidCast("CAST needs a constant value", at: valuePosition)
+        }
+        guard let converted = try Self.cast(value, to: typeName, at: castPosition) else {
+            throw .invalidCast("Cannot CAST \(value) to \(typeName)", at: castPosition)
+        }
+        return .constant(converted)
+    }
+
+    private static func cast(_ value: PredicateValue, to typeName: String, at position: Int) throws(PredicateError) -> PredicateValue? {
+        switch (typeName, value) {
+        case ("NSDate", .int(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+        case ("NSDate", .double(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case ("NSDate", .date): return value
+        case ("NSNumber", .int), ("NSNumber", .double), ("NSNumber", .bool): return value
+        case ("NSNumber", .date(let date)): return .double(date.timeIntervalSinceReferenceDate)
+        case ("NSNumber", .string(let text)):
+            if let integer = Int64(text) { return .int(integer) }
+            return Double(text).map(PredicateValue.double)
+        case ("NSString", .string): return value
+        case ("NSString", .int(let number)): return .string(String(number))
+        case ("NSData", .string(let text)): return Data(base64Encoded: text).map(PredicateValue.data)
+        case ("NSData", .data): return value
+        case ("NSDate", _), ("NSNumber", _), ("NSString", _), ("NSData", _): return nil
+        default: throw .invalidCast("Unsupported CAST to '\(typeName)'", at: position)
+        }
+    }
+
+    /// The expression for one format specifier, consuming the next argument.
+    private mutating func argument(for specifier: String, token: Token) throws(PredicateError) -> PredicateExpression {
+        if specifier == "%" { return .constant(.string("%")) }
+        guard argumentIndex < arguments.count else { throw .tooFewArguments(token.text, at: token.position) }
+        let value = arguments[argumentIndex]
+        argumentIndex += 1
+        func invalid(_ expected: String) -> PredicateError {
+            .invalidArgument(argumentIndex, for: token.text, at: token.position, expected: expected, got: value)
+        }
+        switch specifier.unicodeScalars.last {
+        case "@":
+            return .constant(value)
+        case "K":
+            guard case .string(let path) = value,
+                  !path.isEmpty, !path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+            else { throw invalid("a key path string") }
+            return .key(path)
+        case "d", "i", "u":
+            switch value {
+            case .int: return .constant(value)
+            case .bool(let flag): return .constant(.int(flag ? 1 : 0))
+            default: throw invalid("an integer")
+            }
+        case "f", "e", "g":
+            switch value {
+            case .double: return .constant(value)
+            case .int(let number): return .constant(.double(Double(number)))
+            default: throw invalid("a number")
+            }
+        default:
+            guard case .string = value else { throw invalid("a string") }
+            return .constant(value)
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+
+/// The string operators on already folded strings, shared by the evaluator and the SQL
+/// back end.
+///
+/// They work on UTF-8 bytes and Unicode scalars, like SQLite, never on Swift's
+/// grapheme-aware `String` comparison (for which `"e\u{301}".hasPrefix("e")` is false).
+///
+/// ```swift
+/// PredicateStringMatching.like("IMG_0042.jpg", pattern: "IMG_*.jp?g")   // false
+/// PredicateStringMatching.like("IMG_0042.jpg", pattern: "IMG_*.jp?")    // true
+/// ```
+public enum PredicateStringMatching {
+    /// Whether `string` starts with `prefix` byte for byte; an empty prefix never matches
+    /// (as with `NSString`, `"abc" BEGINSWITH ""` is false).
+    public static func beginsWith(_ string: String, _ prefix: String) -> Bool {
+        !prefix.isEmpty && string.utf8.starts(with: prefix.utf8)
+    }
+
+    /// Whether `string` ends with `suffix` byte for byte; an empty suffix never matches.
+    public static func endsWith(_ string: String, _ suffix: String) -> Bool {
+        !suffix.isEmpty && string.utf8.reversed().starts(with: suffix.utf8.reversed())
+    }
+
+    /// Whether `string` contains `part` byte for byte; an empty part never matches.
+    public static func contains(_ string: String, _ part: String) -> Bool {
+        guard !part.isEmpty else { return false }
+        let haystack = Array(string.utf8)
+        let needle = Array(part.utf8)
+        guard needle.count <= haystack.count else { return false }
+        let first = needle[0]
+        var start = 0
+        while start + needle.count <= haystack.count {
+            if haystack[start] == first, haystack[start..<(start + needle.count)].elementsEqual(needle) {
+                return true
+            }
+            start += 1
+        }
+        return false
+    }
+
+    /// Whether the whole of `string` matches `pattern`, where `*` matches any run of Unicode
+    /// scalars (also none), `?` exactly one, and a backslash makes the next scalar literal.
+    ///
+    /// Runs in O(string × pattern) at worst, whatever the pattern.
+    public static func like(_ string: String, pattern: String) -> Bool {
+        let text = Array(string.unicodeScalars)
+        var tokens: [LikeToken] = []
+        var scalars = pattern.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            switch scalar {
+            case "*": if tokens.last != .anyRun { tokens.append(.anyRun) }
+            case "?": tokens.append(.anyOne)
+            case "\\": tokens.append(.literal(scalars.next() ?? "\\"))
+            default: tokens.append(.literal(scalar))
+            }
+        }
+        // Greedy matching with a single backtrack point (the last `*`) is complete for
+        // patterns whose only wildcard runs are `*`.
+        var textIndex = 0
+        var tokenIndex = 0
+        var starToken: Int?
+        var starText = 0
+        while textIndex < text.count {
+            if tokenIndex < tokens.count {
+                switch tokens[tokenIndex] {
+                case .anyRun:
+                    starToken = tokenIndex
+                    starText = textIndex
+                    tokenIndex += 1
+                    continue
+                case .anyOne:
+                    textIndex += 1
+                    tokenIndex += 1
+                    continue
+                case .literal(let literal) where literal == text[textIndex]:
+                    textIndex += 1
+                    tokenIndex += 1
+                    continue
+                case .literal:
+                    break
+                }
+            }
+            guard let star = starToken else { return false }
+            tokenIndex = star + 1
+            starText += 1
+            textIndex = starText
+        }
+        while tokenIndex < tokens.count, tokens[tokenIndex] == .anyRun { tokenIndex += 1 }
+        return tokenIndex == tokens.count
+    }
+
+    private enum LikeToken: Equatable {
+        case anyRun
+        case anyOne
+        case literal(Unicode.Scalar)
+    }
+
+    /// Whether the whole of `string` matches the ICU regular expression `pattern`
+    /// (`NSRegularExpression`), as `MATCHES` does.
+    ///
+    /// - Throws: `PredicateError` (`.invalidRegularExpression`) when the pattern does not compile.
+    public static func matches(_ string: String, regularExpression pattern: String, caseInsensitive: Bool) throws(PredicateError) -> Bool {
+        try PredicateRegularExpression(pattern, caseInsensitive: caseInsensitive).matches(string)
+    }
+
+    /// Applies a string operator (`BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`, `MATCHES`, and
+    /// also `==`, `!=`, `<`, … by bytes) with its options: both strings are folded with
+    /// `PredicateStringFolding`, except that for `MATCHES` `[c]` becomes a case-insensitive
+    /// regular expression and only `[d]` folds the pattern.
+    ///
+    /// `IN` with a single string on the right is equality.
+    ///
+    /// - Throws: `PredicateError` for an invalid `MATCHES` pattern, or for `BETWEEN`, which
+    ///   needs two bounds.
+    public static func evaluate(
+        _ comparisonOperator: ComparisonOperator, _ string: String, _ other: String,
+        options: StringComparisonOptions = []
+    ) throws(PredicateError) -> Bool {
+        try evaluate(comparisonOperator, string, other, options: options) { (pattern, caseInsensitive) throws(PredicateError) in
+            try PredicateRegularExpression(pattern, caseInsensitive: caseInsensitive)
+        }
+    }
+
+    /// `evaluate(_:_:_:options:)` with the regular expression compiled by `compile`, which
+    /// lets the evaluator cache them.
+    static func evaluate(
+        _ comparisonOperator: ComparisonOperator, _ string: String, _ other: String,
+        options: StringComparisonOptions,
+        compile: (String, Bool) throws(PredicateError) -> PredicateRegularExpression
+    ) throws(PredicateError) -> Bool {
+        let diacriticsOnly = options.intersection(.diacriticInsensitive)
+        // MATCHES folds case through the regular expression, so `\W` keeps its meaning.
+        let folding = comparisonOperator == .matches ? diacriticsOnly : options
+        let left = PredicateStringFolding.fold(string, options: folding)
+        let right = PredicateStringFolding.fold(other, options: folding)
+        switch comparisonOperator {
+        case .matches: return try compile(right, options.contains(.caseInsensitive)).matches(left)
+        case .equalTo: return left.utf8.elementsEqual(right.utf8)
+        case .notEqualTo: return !left.utf8.elementsEqual(right.utf8)
+        case .lessThan: return compareBytes(left, right) < 0
+        case .lessThanOrEqualTo: return compareBytes(left, right) <= 0
+        case .greaterThan: return compareBytes(left, right) > 0
+        case .greaterThanOrEqualTo: return compareBytes(left, right) >= 0
+        case .beginsWith: return beginsWith(left, right)
+        case .endsWith: return endsWith(left, right)
+        case .contains: return contains(left, right)
+        case .like: return like(left, pattern: right)
+        case .in: return left.utf8.elementsEqual(right.utf8)
+        case .between: throw .invalidBetweenBounds(got: PredicateValue.quote(other))
+        }
+    }
+
+    /// Orders strings by their UTF-8 bytes (SQLite's BINARY collation): -1, 0 or 1.
+    public static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let a?, let b?): if a != b { return a < b ? -1 : 1 }
+            }
+        }
+    }
+}
+
+/// A compiled `MATCHES` pattern, anchored to the whole string.
+struct PredicateRegularExpression {
+    private let whole: NSRegularExpression
+    /// Used when wrapping the pattern in `\A(?:…)\z` changes its syntax (e.g. an open `\Q`):
+    /// then an anchored match must cover the whole string.
+    private let anchoredOnly: Bool
+
+    init(_ pattern: String, caseInsensitive: Bool) throws(PredicateError) {
+        let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
+        // Foundation refuses an empty pattern; as a regular expression it matches only "".
+        let pattern = pattern.isEmpty ? "(?:)" : pattern
+        let plain: NSRegularExpression
+        do {
+            plain = try NSRegularExpression(pattern: pattern, options: options)
+        } catch {
+            throw .invalidRegularExpression(pattern)
+        }
+        if let wrapped = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z", options: options) {
+            whole = wrapped
+            anchoredOnly = false
+        } else {
+            whole = plain
+            anchoredOnly = true
+        }
+    }
+
+    func matches(_ string: String) -> Bool {
+        let range = NSRange(location: 0, length: string.utf16.count)
+        if anchoredOnly {
+            guard let match = whole.firstMatch(in: string, options: [.anchored], range: range) else { return false }
+            return match.range == range
+        }
+        return whole.firstMatch(in: string, options: [], range: range) != nil
+    }
+}
