@@ -9,7 +9,7 @@ import Foundation
 ///
 /// ```swift
 /// let title: String? = nil
-/// let predicate = try Predicate(format: "title == %@ AND tags.name IN %@", title, ["sea", "sun"])
+/// let predicate = try ObjectPredicate(format: "title == %@ AND tags.name IN %@", title, ["sea", "sun"])
 /// ```
 public protocol PredicateArgument {
     /// The constant this argument stands for.

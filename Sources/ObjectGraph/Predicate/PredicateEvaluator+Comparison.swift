@@ -25,7 +25,7 @@ extension PredicateEvaluator {
         case .between:
             let bounds = Self.elements(of: rhs)
             guard Self.isCollection(rhs), bounds.count == 2 else {
-                throw PredicateError.invalidBetweenBounds(got: Self.describe(rhs))
+                throw ObjectPredicateError.invalidBetweenBounds(got: Self.describe(rhs))
             }
             guard let lower = Self.order(lhs, bounds[0], options: options),
                   let upper = Self.order(lhs, bounds[1], options: options) else { return false }
@@ -33,7 +33,7 @@ extension PredicateEvaluator {
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard case .value(.string(let string)) = lhs, case .value(.string(let other)) = rhs else { return false }
             return try PredicateStringMatching.evaluate(comparisonOperator, string, other, options: options) {
-                (pattern, caseInsensitive) throws(PredicateError) in
+                (pattern, caseInsensitive) throws(ObjectPredicateError) in
                 try compiledRegularExpression(pattern, caseInsensitive: caseInsensitive)
             }
         }

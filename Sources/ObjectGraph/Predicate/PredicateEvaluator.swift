@@ -6,7 +6,7 @@ import Foundation
 /// `MATCHES` patterns. It is not thread-safe; use it from one isolation domain.
 ///
 /// ```swift
-/// let evaluator = PredicateEvaluator(try Predicate(format: "ANY tags.name ==[c] $TAG"), variables: ["TAG": "sea"])
+/// let evaluator = PredicateEvaluator(try ObjectPredicate(format: "ANY tags.name ==[c] $TAG"), variables: ["TAG": "sea"])
 /// let matching = try photos.filter { try evaluator.evaluate(with: $0) }
 /// ```
 ///
@@ -43,7 +43,7 @@ import Foundation
 ///   Any non-numeric value makes `@sum` and `@avg` null.
 public final class PredicateEvaluator {
     /// The predicate evaluated.
-    public let predicate: Predicate
+    public let predicate: ObjectPredicate
     /// Values for the predicate's free `$VARIABLE`s.
     public let variables: [String: PredicateValue]
     private let missingVariable: String?
@@ -55,7 +55,7 @@ public final class PredicateEvaluator {
     }
 
     /// An evaluator for `predicate`, with values for its variables.
-    public init(_ predicate: Predicate, variables: [String: PredicateValue] = [:]) {
+    public init(_ predicate: ObjectPredicate, variables: [String: PredicateValue] = [:]) {
         self.predicate = predicate
         self.variables = variables
         missingVariable = predicate.variableNames.subtracting(variables.keys).sorted().first
@@ -63,10 +63,10 @@ public final class PredicateEvaluator {
 
     /// Whether `object` satisfies the predicate.
     ///
-    /// - Throws: `PredicateError` for a missing variable, an invalid `MATCHES` pattern or
+    /// - Throws: `ObjectPredicateError` for a missing variable, an invalid `MATCHES` pattern or
     ///   `BETWEEN` bounds that are not two values; or what the object throws.
     public func evaluate(with object: any PredicateKeyValueReadable) throws -> Bool {
-        if let missingVariable { throw PredicateError.missingVariable(missingVariable) }
+        if let missingVariable { throw ObjectPredicateError.missingVariable(missingVariable) }
         return try test(predicate, on: .object(object), scope: [:])
     }
 
@@ -74,7 +74,7 @@ public final class PredicateEvaluator {
 
     typealias Scope = [String: PredicateEvaluationValue]
 
-    func test(_ predicate: Predicate, on subject: PredicateEvaluationValue, scope: Scope) throws -> Bool {
+    func test(_ predicate: ObjectPredicate, on subject: PredicateEvaluationValue, scope: Scope) throws -> Bool {
         switch predicate {
         case .true:
             return true
@@ -114,7 +114,7 @@ public final class PredicateEvaluator {
 
     // MARK: - Expressions
 
-    func value(of expression: PredicateExpression, on subject: PredicateEvaluationValue, scope: Scope) throws -> PredicateEvaluationValue {
+    func value(of expression: ObjectExpression, on subject: PredicateEvaluationValue, scope: Scope) throws -> PredicateEvaluationValue {
         switch expression {
         case .constant(let constant):
             return .value(constant)
@@ -122,7 +122,7 @@ public final class PredicateEvaluator {
             return try Self.follow(path, from: subject)
         case .variable(let name):
             if let bound = scope[name] { return bound }
-            guard let constant = variables[name] else { throw PredicateError.missingVariable(name) }
+            guard let constant = variables[name] else { throw ObjectPredicateError.missingVariable(name) }
             return .value(constant)
         case .member(let base, let path):
             return try Self.follow(path, from: value(of: base, on: subject, scope: scope))
@@ -191,7 +191,7 @@ public final class PredicateEvaluator {
         }
     }
 
-    func compiledRegularExpression(_ pattern: String, caseInsensitive: Bool) throws(PredicateError) -> PredicateRegularExpression {
+    func compiledRegularExpression(_ pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) -> PredicateRegularExpression {
         let key = RegularExpressionKey(pattern: pattern, caseInsensitive: caseInsensitive)
         if let cached = regularExpressions[key] { return cached }
         let compiled = try PredicateRegularExpression(pattern, caseInsensitive: caseInsensitive)
@@ -200,14 +200,14 @@ public final class PredicateEvaluator {
     }
 }
 
-extension Predicate {
+extension ObjectPredicate {
     /// Whether `object` satisfies the predicate; see `PredicateEvaluator` for the semantics.
     ///
     /// ```swift
-    /// try Predicate(format: "tags.@count > 2").evaluate(with: photo)
+    /// try ObjectPredicate(format: "tags.@count > 2").evaluate(with: photo)
     /// ```
     ///
-    /// - Throws: `PredicateError` for a missing variable, an invalid `MATCHES` pattern or bad
+    /// - Throws: `ObjectPredicateError` for a missing variable, an invalid `MATCHES` pattern or bad
     ///   `BETWEEN` bounds; or what the object throws.
     public func evaluate(with object: any PredicateKeyValueReadable, variables: [String: PredicateValue] = [:]) throws -> Bool {
         try PredicateEvaluator(self, variables: variables).evaluate(with: object)

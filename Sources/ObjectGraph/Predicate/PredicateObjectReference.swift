@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ```swift
 /// let reference = PredicateObjectReference(ObjectIdentifier(place))
-/// let predicate = try Predicate(format: "place == %@", PredicateValue.object(reference))
+/// let predicate = try ObjectPredicate(format: "place == %@", PredicateValue.object(reference))
 /// ```
 public struct PredicateObjectReference: Sendable, Hashable, CustomStringConvertible {
     /// The wrapped identity, e.g. an object ID; the SQL back end reads its primary key from it.

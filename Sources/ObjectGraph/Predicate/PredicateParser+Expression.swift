@@ -2,7 +2,7 @@ import Foundation
 
 extension PredicateParser {
     /// An expression and the keys, collection operators and member keys that follow it.
-    mutating func parseExpression() throws(PredicateError) -> PredicateExpression {
+    mutating func parseExpression() throws(ObjectPredicateError) -> ObjectExpression {
         var expression = try parsePrimaryExpression()
         var nestedOperators = 0
         defer { depth -= nestedOperators }
@@ -34,7 +34,7 @@ extension PredicateParser {
         return expression
     }
 
-    private mutating func parsePrimaryExpression() throws(PredicateError) -> PredicateExpression {
+    private mutating func parsePrimaryExpression() throws(ObjectPredicateError) -> ObjectExpression {
         let token = current
         switch token.kind {
         case .identifier(let name, let escaped):
@@ -78,7 +78,7 @@ extension PredicateParser {
         }
     }
 
-    private mutating func parseKeywordExpression(_ keyword: String) throws(PredicateError) -> PredicateExpression {
+    private mutating func parseKeywordExpression(_ keyword: String) throws(ObjectPredicateError) -> ObjectExpression {
         let value: PredicateValue
         switch keyword {
         case "NIL", "NULL": value = .null
@@ -110,10 +110,10 @@ extension PredicateParser {
     }
 
     /// `{a, b, …}`; all-constant aggregates fold into one array constant.
-    private mutating func parseAggregate() throws(PredicateError) -> PredicateExpression {
+    private mutating func parseAggregate() throws(ObjectPredicateError) -> ObjectExpression {
         try enter(at: current.position)
         try advance()
-        var elements: [PredicateExpression] = []
+        var elements: [ObjectExpression] = []
         if isSymbol(.rightBrace) {
             try advance()
         } else {
@@ -139,7 +139,7 @@ extension PredicateParser {
     }
 
     /// `SUBQUERY(collection, $variable, predicate)`.
-    private mutating func parseSubquery() throws(PredicateError) -> PredicateExpression {
+    private mutating func parseSubquery() throws(ObjectPredicateError) -> ObjectExpression {
         try enter(at: current.position)
         try advance()
         try expect(.leftParenthesis)
@@ -155,7 +155,7 @@ extension PredicateParser {
     }
 
     /// `CAST(constant, "NSDate" | "NSNumber" | "NSString" | "NSData")`, folded into a constant.
-    private mutating func parseCast() throws(PredicateError) -> PredicateExpression {
+    private mutating func parseCast() throws(ObjectPredicateError) -> ObjectExpression {
         let castPosition = current.position
         try enter(at: castPosition)
         try advance()
@@ -176,7 +176,7 @@ extension PredicateParser {
         return .constant(converted)
     }
 
-    private static func cast(_ value: PredicateValue, to typeName: String, at position: Int) throws(PredicateError) -> PredicateValue? {
+    private static func cast(_ value: PredicateValue, to typeName: String, at position: Int) throws(ObjectPredicateError) -> PredicateValue? {
         switch (typeName, value) {
         case ("NSDate", .int(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
         case ("NSDate", .double(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: seconds))
@@ -196,12 +196,12 @@ extension PredicateParser {
     }
 
     /// The expression for one format specifier, consuming the next argument.
-    private mutating func argument(for specifier: String, token: Token) throws(PredicateError) -> PredicateExpression {
+    private mutating func argument(for specifier: String, token: Token) throws(ObjectPredicateError) -> ObjectExpression {
         if specifier == "%" { return .constant(.string("%")) }
         guard argumentIndex < arguments.count else { throw .tooFewArguments(token.text, at: token.position) }
         let value = arguments[argumentIndex]
         argumentIndex += 1
-        func invalid(_ expected: String) -> PredicateError {
+        func invalid(_ expected: String) -> ObjectPredicateError {
             .invalidArgument(argumentIndex, for: token.text, at: token.position, expected: expected, got: value)
         }
         switch specifier.unicodeScalars.last {

@@ -61,7 +61,7 @@ extension PredicateParser {
         /// The offset just past the last scalar.
         var endPosition: Int { scalars.count }
 
-        mutating func next() throws(PredicateError) -> Token {
+        mutating func next() throws(ObjectPredicateError) -> Token {
             skipWhitespace()
             guard index < scalars.count else {
                 return Token(kind: .end, position: index, text: "end of format")
@@ -116,7 +116,7 @@ extension PredicateParser {
             return text(from: start)
         }
 
-        private mutating func lexPrefixedName(kind: (String) -> Token.Kind) throws(PredicateError) -> Token {
+        private mutating func lexPrefixedName(kind: (String) -> Token.Kind) throws(ObjectPredicateError) -> Token {
             let start = index
             guard let first = peek(1), Self.isIdentifierStart(first) else {
                 throw .unexpectedCharacter(scalars[start], at: start)
@@ -159,7 +159,7 @@ extension PredicateParser {
         }
 
         /// `[c]`, `[d]`, `[cd]`: the letters are checked by the parser.
-        private mutating func lexOptions() throws(PredicateError) -> Token {
+        private mutating func lexOptions() throws(ObjectPredicateError) -> Token {
             let start = index
             index += 1
             let letters = index
@@ -173,7 +173,7 @@ extension PredicateParser {
             return Token(kind: .options(inner), position: start, text: text(from: start))
         }
 
-        private mutating func lexFormatSpecifier() throws(PredicateError) -> Token {
+        private mutating func lexFormatSpecifier() throws(ObjectPredicateError) -> Token {
             let start = index
             index += 1
             guard let first = peek() else { throw .unknownFormatSpecifier("%", at: start) }
@@ -196,7 +196,7 @@ extension PredicateParser {
             return Token(kind: .formatSpecifier(specifier), position: start, text: text(from: start))
         }
 
-        private mutating func lexString(quote: Unicode.Scalar) throws(PredicateError) -> Token {
+        private mutating func lexString(quote: Unicode.Scalar) throws(ObjectPredicateError) -> Token {
             let start = index
             index += 1
             var value = ""
@@ -214,7 +214,7 @@ extension PredicateParser {
         }
 
         /// The escape after a backslash (already consumed): `\" \' \\ \n \t \r \0 \uXXXX \u{X…}`.
-        private mutating func lexEscape(stringStart: Int) throws(PredicateError) -> Unicode.Scalar {
+        private mutating func lexEscape(stringStart: Int) throws(ObjectPredicateError) -> Unicode.Scalar {
             let backslash = index - 1
             guard let escape = peek() else { throw .unterminatedString(at: stringStart) }
             index += 1
@@ -246,7 +246,7 @@ extension PredicateParser {
         }
 
         /// Four hex digits, or one to eight in braces.
-        private mutating func lexUnicodeEscapeValue(backslash: Int) throws(PredicateError) -> UInt32 {
+        private mutating func lexUnicodeEscapeValue(backslash: Int) throws(ObjectPredicateError) -> UInt32 {
             var digits = ""
             if peek() == "{" {
                 index += 1
@@ -275,7 +275,7 @@ extension PredicateParser {
         }
 
         /// Decimal integers, decimals with `.` and exponents, and `0x` / `0o` / `0b` integers.
-        private mutating func lexNumber() throws(PredicateError) -> Token {
+        private mutating func lexNumber() throws(ObjectPredicateError) -> Token {
             let start = index
             if peek() == "0", let marker = peek(1), let radix = Self.radix(marker) {
                 index += 2

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads Core Data / `NSPredicate` format strings into `Predicate` and `PredicateExpression`
+/// Reads Core Data / `NSPredicate` format strings into `ObjectPredicate` and `ObjectExpression`
 /// values, filling `%@`-style specifiers from the arguments in order.
 ///
 /// ```swift
@@ -11,7 +11,7 @@ import Foundation
 /// Precedence from loosest: `OR`/`||`, `AND`/`&&`, `NOT`/`!`, then comparisons. A `(` at
 /// the start of a predicate opens a parenthesized predicate. Keywords are case-insensitive;
 /// `#name` writes a key that is also a keyword. Nesting (parentheses, `NOT`, aggregates,
-/// `SUBQUERY`, `CAST`) is limited to `PredicateError.maximumNestingDepth` levels, so no
+/// `SUBQUERY`, `CAST`) is limited to `ObjectPredicateError.maximumNestingDepth` levels, so no
 /// input can exhaust the stack.
 public struct PredicateParser {
     var lexer: PredicateParser.Lexer
@@ -20,7 +20,7 @@ public struct PredicateParser {
     var argumentIndex = 0
     var depth = 0
 
-    init(format: String, arguments: [PredicateValue]) throws(PredicateError) {
+    init(format: String, arguments: [PredicateValue]) throws(ObjectPredicateError) {
         lexer = Lexer(format)
         current = try lexer.next()
         self.arguments = arguments
@@ -28,9 +28,9 @@ public struct PredicateParser {
 
     /// Parses a whole format string as a predicate.
     ///
-    /// - Throws: `PredicateError` naming the position of the first problem, or
+    /// - Throws: `ObjectPredicateError` naming the position of the first problem, or
     ///   `.tooManyArguments` when arguments are left over.
-    public static func parse(_ format: String, arguments: [PredicateValue] = []) throws(PredicateError) -> Predicate {
+    public static func parse(_ format: String, arguments: [PredicateValue] = []) throws(ObjectPredicateError) -> ObjectPredicate {
         var parser = try PredicateParser(format: format, arguments: arguments)
         let predicate = try parser.parseOr()
         try parser.finish(expected: "AND, OR or end of format")
@@ -39,8 +39,8 @@ public struct PredicateParser {
 
     /// Parses a whole format string as one expression, e.g. a key path for sorting.
     ///
-    /// - Throws: `PredicateError` as `parse(_:arguments:)` does.
-    public static func parseExpression(_ format: String, arguments: [PredicateValue] = []) throws(PredicateError) -> PredicateExpression {
+    /// - Throws: `ObjectPredicateError` as `parse(_:arguments:)` does.
+    public static func parseExpression(_ format: String, arguments: [PredicateValue] = []) throws(ObjectPredicateError) -> ObjectExpression {
         var parser = try PredicateParser(format: format, arguments: arguments)
         let expression = try parser.parseExpression()
         try parser.finish(expected: "end of format")
@@ -67,7 +67,7 @@ public struct PredicateParser {
 
     // MARK: - Tokens
 
-    mutating func advance() throws(PredicateError) {
+    mutating func advance() throws(ObjectPredicateError) {
         current = try lexer.next()
     }
 
@@ -82,27 +82,27 @@ public struct PredicateParser {
         current.kind == .symbol(symbol)
     }
 
-    func unexpected(expected: String) -> PredicateError {
+    func unexpected(expected: String) -> ObjectPredicateError {
         if current.kind == .end { return .unexpectedEnd(at: current.position, expected: expected) }
         let shown = current.text.count > 40 ? String(current.text.prefix(40)) + "…" : current.text
         return .unexpected(shown, at: current.position, expected: expected)
     }
 
-    mutating func expect(_ symbol: Symbol) throws(PredicateError) {
+    mutating func expect(_ symbol: Symbol) throws(ObjectPredicateError) {
         guard isSymbol(symbol) else { throw unexpected(expected: "'\(symbol.rawValue)'") }
         try advance()
     }
 
-    mutating func finish(expected: String) throws(PredicateError) {
+    mutating func finish(expected: String) throws(ObjectPredicateError) {
         guard current.kind == .end else { throw unexpected(expected: expected) }
         guard argumentIndex == arguments.count else {
             throw .tooManyArguments(given: arguments.count, used: argumentIndex)
         }
     }
 
-    mutating func enter(at position: Int) throws(PredicateError) {
+    mutating func enter(at position: Int) throws(ObjectPredicateError) {
         depth += 1
-        if depth > PredicateError.maximumNestingDepth { throw .nestingTooDeep(at: position) }
+        if depth > ObjectPredicateError.maximumNestingDepth { throw .nestingTooDeep(at: position) }
     }
 
     mutating func leave() {
@@ -111,7 +111,7 @@ public struct PredicateParser {
 
     // MARK: - Predicates
 
-    mutating func parseOr() throws(PredicateError) -> Predicate {
+    mutating func parseOr() throws(ObjectPredicateError) -> ObjectPredicate {
         var operands = [try parseAnd()]
         while currentKeyword == "OR" || isSymbol(.or) {
             try advance()
@@ -120,7 +120,7 @@ public struct PredicateParser {
         return operands.count == 1 ? operands[0] : .or(operands)
     }
 
-    mutating func parseAnd() throws(PredicateError) -> Predicate {
+    mutating func parseAnd() throws(ObjectPredicateError) -> ObjectPredicate {
         var operands = [try parseNot()]
         while currentKeyword == "AND" || isSymbol(.and) {
             try advance()
@@ -129,7 +129,7 @@ public struct PredicateParser {
         return operands.count == 1 ? operands[0] : .and(operands)
     }
 
-    mutating func parseNot() throws(PredicateError) -> Predicate {
+    mutating func parseNot() throws(ObjectPredicateError) -> ObjectPredicate {
         guard currentKeyword == "NOT" || isSymbol(.not) else { return try parsePrimaryPredicate() }
         try enter(at: current.position)
         try advance()
@@ -138,7 +138,7 @@ public struct PredicateParser {
         return .not(operand)
     }
 
-    mutating func parsePrimaryPredicate() throws(PredicateError) -> Predicate {
+    mutating func parsePrimaryPredicate() throws(ObjectPredicateError) -> ObjectPredicate {
         if isSymbol(.leftParenthesis) {
             try enter(at: current.position)
             try advance()
@@ -159,7 +159,7 @@ public struct PredicateParser {
         }
     }
 
-    mutating func parseComparison() throws(PredicateError) -> PredicateComparison {
+    mutating func parseComparison() throws(ObjectPredicateError) -> PredicateComparison {
         var modifier = ComparisonModifier.direct
         switch currentKeyword {
         case "ANY", "SOME": modifier = .any
@@ -183,7 +183,7 @@ public struct PredicateParser {
         return PredicateComparison(lhs, comparisonOperator, rhs, modifier: modifier, options: options)
     }
 
-    mutating func parseOperator() throws(PredicateError) -> ComparisonOperator {
+    mutating func parseOperator() throws(ObjectPredicateError) -> ComparisonOperator {
         let found: ComparisonOperator?
         switch current.kind {
         case .symbol(.equal): found = .equalTo
@@ -209,7 +209,7 @@ public struct PredicateParser {
         return found
     }
 
-    static func stringOptions(_ letters: String, token: Token) throws(PredicateError) -> StringComparisonOptions {
+    static func stringOptions(_ letters: String, token: Token) throws(ObjectPredicateError) -> StringComparisonOptions {
         var options: StringComparisonOptions = []
         for letter in letters.unicodeScalars {
             switch letter {
@@ -224,7 +224,7 @@ public struct PredicateParser {
 
     /// A literal right side of BETWEEN must hold two bounds; key paths and variables are
     /// checked when evaluated.
-    static func checkBetweenBounds(_ rhs: PredicateExpression, at position: Int) throws(PredicateError) {
+    static func checkBetweenBounds(_ rhs: ObjectExpression, at position: Int) throws(ObjectPredicateError) {
         switch rhs {
         case .constant(.array(let bounds)) where bounds.count == 2: return
         case .aggregate(let bounds) where bounds.count == 2: return

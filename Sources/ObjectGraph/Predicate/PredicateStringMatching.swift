@@ -99,8 +99,8 @@ public enum PredicateStringMatching {
     /// Whether the whole of `string` matches the ICU regular expression `pattern`
     /// (`NSRegularExpression`), as `MATCHES` does.
     ///
-    /// - Throws: `PredicateError` (`.invalidRegularExpression`) when the pattern does not compile.
-    public static func matches(_ string: String, regularExpression pattern: String, caseInsensitive: Bool) throws(PredicateError) -> Bool {
+    /// - Throws: `ObjectPredicateError` (`.invalidRegularExpression`) when the pattern does not compile.
+    public static func matches(_ string: String, regularExpression pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) -> Bool {
         try PredicateRegularExpression(pattern, caseInsensitive: caseInsensitive).matches(string)
     }
 
@@ -111,13 +111,13 @@ public enum PredicateStringMatching {
     ///
     /// `IN` with a single string on the right is equality.
     ///
-    /// - Throws: `PredicateError` for an invalid `MATCHES` pattern, or for `BETWEEN`, which
+    /// - Throws: `ObjectPredicateError` for an invalid `MATCHES` pattern, or for `BETWEEN`, which
     ///   needs two bounds.
     public static func evaluate(
         _ comparisonOperator: ComparisonOperator, _ string: String, _ other: String,
         options: StringComparisonOptions = []
-    ) throws(PredicateError) -> Bool {
-        try evaluate(comparisonOperator, string, other, options: options) { (pattern, caseInsensitive) throws(PredicateError) in
+    ) throws(ObjectPredicateError) -> Bool {
+        try evaluate(comparisonOperator, string, other, options: options) { (pattern, caseInsensitive) throws(ObjectPredicateError) in
             try PredicateRegularExpression(pattern, caseInsensitive: caseInsensitive)
         }
     }
@@ -127,8 +127,8 @@ public enum PredicateStringMatching {
     static func evaluate(
         _ comparisonOperator: ComparisonOperator, _ string: String, _ other: String,
         options: StringComparisonOptions,
-        compile: (String, Bool) throws(PredicateError) -> PredicateRegularExpression
-    ) throws(PredicateError) -> Bool {
+        compile: (String, Bool) throws(ObjectPredicateError) -> PredicateRegularExpression
+    ) throws(ObjectPredicateError) -> Bool {
         let diacriticsOnly = options.intersection(.diacriticInsensitive)
         // MATCHES folds case through the regular expression, so `\W` keeps its meaning.
         let folding = comparisonOperator == .matches ? diacriticsOnly : options
@@ -173,7 +173,7 @@ struct PredicateRegularExpression {
     /// then an anchored match must cover the whole string.
     private let anchoredOnly: Bool
 
-    init(_ pattern: String, caseInsensitive: Bool) throws(PredicateError) {
+    init(_ pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) {
         let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
         // Foundation refuses an empty pattern; as a regular expression it matches only "".
         let pattern = pattern.isEmpty ? "(?:)" : pattern

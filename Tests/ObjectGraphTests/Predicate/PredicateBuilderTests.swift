@@ -2,53 +2,53 @@ import Foundation
 import ObjectGraph
 import Testing
 
-@Suite("Predicate builder and analysis")
+@Suite("ObjectPredicate builder and analysis")
 struct PredicateBuilderTests {
     @Test("the Swift builder makes the same trees as the parser")
     func builder() throws {
-        let built = Predicate.key("place.name", .beginsWith, "Lis", options: .caseInsensitive)
+        let built = ObjectPredicate.key("place.name", .beginsWith, "Lis", options: .caseInsensitive)
             && .key("tags.@count", .greaterThan, 2)
             && !.key("title", .equalTo, nil)
-        #expect(built == (try Predicate(format: "place.name BEGINSWITH[c] 'Lis' AND tags.@count > 2 AND NOT title == nil")))
+        #expect(built == (try ObjectPredicate(format: "place.name BEGINSWITH[c] 'Lis' AND tags.@count > 2 AND NOT title == nil")))
         #expect(built.description == "place.name BEGINSWITH[c] \"Lis\" AND tags.@count > 2 AND NOT title == nil")
 
         let date = Date(timeIntervalSinceReferenceDate: 10)
-        let either = Predicate.key("dateTaken", .greaterThan, date) || .key("tags.name", .in, ["sea", "sun"], modifier: .any)
+        let either = ObjectPredicate.key("dateTaken", .greaterThan, date) || .key("tags.name", .in, ["sea", "sun"], modifier: .any)
             || .key("rating", .between, [1.5, 4])
-        #expect(either == (try Predicate(format: "dateTaken > %@ OR ANY tags.name IN {'sea', 'sun'} OR rating BETWEEN {1.5, 4.0}", date)))
+        #expect(either == (try ObjectPredicate(format: "dateTaken > %@ OR ANY tags.name IN {'sea', 'sun'} OR rating BETWEEN {1.5, 4.0}", date)))
 
         // An array literal of numbers is a [Double] argument, so 4 becomes 4.0.
-        #expect(Predicate.key("a", .in, ["x", 1]) == compare(key("a"), .in, .constant(["x", 1])))
-        let nested = (Predicate.true && .false) && .true
+        #expect(ObjectPredicate.key("a", .in, ["x", 1]) == compare(key("a"), .in, .constant(["x", 1])))
+        let nested = (ObjectPredicate.true && .false) && .true
         #expect(nested == .and([.true, .false, .true]))
-        let grouped = Predicate.true && (.false && .true)
+        let grouped = ObjectPredicate.true && (.false && .true)
         #expect(grouped == .and([.true, .and([.false, .true])]))
 
-        let compared = Predicate.compare(.key("SELF.place"), .equalTo, .variable("PLACE"), modifier: .direct, options: [])
-        #expect(compared == (try Predicate(format: "place == $PLACE")))
-        #expect(Predicate.key("items.@sum.price", .lessThan, 10.5)
+        let compared = ObjectPredicate.compare(.key("SELF.place"), .equalTo, .variable("PLACE"), modifier: .direct, options: [])
+        #expect(compared == (try ObjectPredicate(format: "place == $PLACE")))
+        #expect(ObjectPredicate.key("items.@sum.price", .lessThan, 10.5)
             == compare(.collectionOperator(.sum, of: key("items"), keyPath: ["price"]), .lessThan, .constant(10.5)))
-        #expect(Predicate.key("unique", .equalTo, Int64(5)) == compare(key("unique"), .equalTo, .constant(5)))
+        #expect(ObjectPredicate.key("unique", .equalTo, Int64(5)) == compare(key("unique"), .equalTo, .constant(5)))
     }
 
-    @Test("PredicateExpression.key reads dotted paths with collection operators")
+    @Test("ObjectExpression.key reads dotted paths with collection operators")
     func keyExpressions() {
-        #expect(PredicateExpression.key("place.name") == key("place", "name"))
-        #expect(PredicateExpression.key("SELF") == .evaluatedObject)
-        #expect(PredicateExpression.key("self.title") == key("title"))
-        #expect(PredicateExpression.key("") == .keyPath([]))
-        #expect(PredicateExpression.key("tags.@count") == .collectionOperator(.count, of: key("tags"), keyPath: []))
-        #expect(PredicateExpression.key("a.@max.b.@sum.c")
+        #expect(ObjectExpression.key("place.name") == key("place", "name"))
+        #expect(ObjectExpression.key("SELF") == .evaluatedObject)
+        #expect(ObjectExpression.key("self.title") == key("title"))
+        #expect(ObjectExpression.key("") == .keyPath([]))
+        #expect(ObjectExpression.key("tags.@count") == .collectionOperator(.count, of: key("tags"), keyPath: []))
+        #expect(ObjectExpression.key("a.@max.b.@sum.c")
             == .collectionOperator(.sum, of: .collectionOperator(.max, of: key("a"), keyPath: ["b"]), keyPath: ["c"]))
-        #expect(PredicateExpression.key("@count") == .collectionOperator(.count, of: .keyPath([]), keyPath: []))
-        #expect(PredicateExpression.key("a.@unknown") == key("a", "@unknown"))
-        #expect(PredicateExpression.value(Date(timeIntervalSinceReferenceDate: 0)) == .constant(.date(Date(timeIntervalSinceReferenceDate: 0))))
-        #expect(PredicateExpression.member(of: .variable("t"), keyPath: []).appendingForTest(["x"]) == .member(of: .variable("t"), keyPath: ["x"]))
+        #expect(ObjectExpression.key("@count") == .collectionOperator(.count, of: .keyPath([]), keyPath: []))
+        #expect(ObjectExpression.key("a.@unknown") == key("a", "@unknown"))
+        #expect(ObjectExpression.value(Date(timeIntervalSinceReferenceDate: 0)) == .constant(.date(Date(timeIntervalSinceReferenceDate: 0))))
+        #expect(ObjectExpression.member(of: .variable("t"), keyPath: []).appendingForTest(["x"]) == .member(of: .variable("t"), keyPath: ["x"]))
     }
 
     @Test("keyPaths lists every path from the evaluated object, once, in order")
     func keyPaths() throws {
-        let predicate = try Predicate(format: """
+        let predicate = try ObjectPredicate(format: """
             SUBQUERY(tags, $t, $t.name == 'sea' AND $t.photos.@count > 1).@count > 0 AND place.name == 'Lisbon' \
             AND items.@sum.price < 3 AND NOT (title == $TITLE OR title == unique) AND SELF == %@ \
             AND SUBQUERY($free, $f, $f.x == 1).@count == 0 AND {a, $v.b}.@count == 2 AND %@.@count == 1 \
@@ -59,7 +59,7 @@ struct PredicateBuilderTests {
             ["title"], ["unique"], ["a"],
         ])
         #expect(predicate.variableNames == ["TITLE", "free", "v"])
-        #expect(Predicate.true.keyPaths.isEmpty)
+        #expect(ObjectPredicate.true.keyPaths.isEmpty)
     }
 
     @Test("values and evaluation values have literal forms")
@@ -80,13 +80,13 @@ struct PredicateBuilderTests {
         #expect(Set([PredicateObjectReference(1), PredicateObjectReference(1), PredicateObjectReference("1")]).count == 2)
         #expect(PredicateCollectionOperator.allCases.map(\.description) == ["@count", "@sum", "@avg", "@min", "@max"])
         #expect(ComparisonOperator.allCases.filter(\.isStringOperator) == [.beginsWith, .endsWith, .contains, .like, .matches])
-        #expect(PredicateError.Code.allCases.count == 18)
+        #expect(ObjectPredicateError.Code.allCases.count == 18)
     }
 }
 
-extension PredicateExpression {
+extension ObjectExpression {
     /// Spells `appending` through the parser, which is what users can reach.
-    func appendingForTest(_ path: [String]) -> PredicateExpression {
+    func appendingForTest(_ path: [String]) -> ObjectExpression {
         (try? PredicateParser.parseExpression(description + "." + path.joined(separator: "."))) ?? self
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import Testing
 
-@Suite("Predicate parser: errors name what and where")
+@Suite("ObjectPredicate parser: errors name what and where")
 struct PredicateErrorTests {
     @Test("unexpected tokens say what was expected", arguments: [
         ("title == AND x", "Unexpected 'AND' at position 9: expected an expression"),
@@ -163,7 +163,7 @@ struct PredicateErrorTests {
 
     @Test("nesting deeper than the limit fails at the first level too many")
     func nestingLimit() {
-        let limit = PredicateError.maximumNestingDepth
+        let limit = ObjectPredicateError.maximumNestingDepth
         let deepest = String(repeating: "(", count: limit) + "a == 1" + String(repeating: ")", count: limit)
         #expect(errorMessage(deepest).hasPrefix("parsed as a == 1"))
         let tooDeep = String(repeating: "(", count: limit + 1) + "a == 1" + String(repeating: ")", count: limit + 1)

@@ -22,7 +22,7 @@ struct PhotoLibrary {
     }
 }
 
-@Suite("Predicate evaluator: Core Data semantics in memory")
+@Suite("ObjectPredicate evaluator: Core Data semantics in memory")
 struct PredicateEvaluatorTests {
     let library = PhotoLibrary()
 
@@ -243,7 +243,7 @@ struct PredicateEvaluatorTests {
         do {
             _ = try matches("s MATCHES '(unclosed'", Record(id: 1, values: ["s": "x"]))
             Issue.record("evaluated")
-        } catch let error as PredicateError {
+        } catch let error as ObjectPredicateError {
             #expect(error.code == .invalidRegularExpression)
             #expect(error.description == "Invalid regular expression \"(unclosed\" in MATCHES")
         } catch {
@@ -271,15 +271,15 @@ struct PredicateEvaluatorTests {
         #expect(try !matches("views BETWEEN {130, 110}", photo))
         #expect(try matches("title BETWEEN {'A', 'B'}", photo))
         do {
-            _ = try Predicate(format: "views BETWEEN $range").evaluate(with: photo, variables: ["range": 5])
+            _ = try ObjectPredicate(format: "views BETWEEN $range").evaluate(with: photo, variables: ["range": 5])
             Issue.record("evaluated")
-        } catch let error as PredicateError {
+        } catch let error as ObjectPredicateError {
             #expect(error.description == "BETWEEN needs two bounds {lower, upper}, got 5")
         }
         do {
             _ = try matches("views BETWEEN place.photos", photo)
             Issue.record("evaluated")
-        } catch let error as PredicateError {
+        } catch let error as ObjectPredicateError {
             #expect(error.code == .invalidBetweenBounds)
             #expect(error.description.hasPrefix("BETWEEN needs two bounds {lower, upper}, got {<object "))
         }
@@ -328,22 +328,22 @@ struct PredicateEvaluatorTests {
     @Test("variables come from the evaluator; subquery variables shadow them; a missing one is an error")
     func variables() throws {
         let full = library.full
-        #expect(try Predicate(format: "title BEGINSWITH $P").evaluate(with: full, variables: ["P": "Alf"]))
-        #expect(try Predicate(format: "SUBQUERY(tags, $P, $P.count == 5).@count == $P")
+        #expect(try ObjectPredicate(format: "title BEGINSWITH $P").evaluate(with: full, variables: ["P": "Alf"]))
+        #expect(try ObjectPredicate(format: "SUBQUERY(tags, $P, $P.count == 5).@count == $P")
             .evaluate(with: full, variables: ["P": 1]))
         do {
-            _ = try Predicate(format: "FALSEPREDICATE AND title == $X").evaluate(with: full)
+            _ = try ObjectPredicate(format: "FALSEPREDICATE AND title == $X").evaluate(with: full)
             Issue.record("evaluated")
-        } catch let error as PredicateError {
+        } catch let error as ObjectPredicateError {
             #expect(error.description == "No value for variable $X")
         }
-        let evaluator = PredicateEvaluator(try Predicate(format: "$t.name == 'x'"), variables: [:])
-        #expect(throws: PredicateError.self) { try evaluator.evaluate(with: full) }
+        let evaluator = PredicateEvaluator(try ObjectPredicate(format: "$t.name == 'x'"), variables: [:])
+        #expect(throws: ObjectPredicateError.self) { try evaluator.evaluate(with: full) }
     }
 
     @Test("an evaluator is reusable and gives the same answers as evaluate(with:)")
     func reusableEvaluator() throws {
-        let predicate = try Predicate(format: "title MATCHES[c] '.*a.*' OR ANY tags.name ==[cd] 'CAFE'")
+        let predicate = try ObjectPredicate(format: "title MATCHES[c] '.*a.*' OR ANY tags.name ==[cd] 'CAFE'")
         let evaluator = PredicateEvaluator(predicate)
         let photos = [library.full, library.empty, library.other]
         #expect(evaluator.predicate == predicate)

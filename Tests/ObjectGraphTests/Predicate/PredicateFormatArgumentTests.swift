@@ -2,10 +2,10 @@ import Foundation
 import ObjectGraph
 import Testing
 
-@Suite("Predicate parser: format arguments")
+@Suite("ObjectPredicate parser: format arguments")
 struct PredicateFormatArgumentTests {
-    private func rhs(_ format: String, _ arguments: any PredicateArgument...) throws -> PredicateExpression? {
-        guard case .comparison(let comparison) = try Predicate(format: format, arguments: arguments) else { return nil }
+    private func rhs(_ format: String, _ arguments: any PredicateArgument...) throws -> ObjectExpression? {
+        guard case .comparison(let comparison) = try ObjectPredicate(format: format, arguments: arguments) else { return nil }
         return comparison.rhs
     }
 
@@ -32,13 +32,13 @@ struct PredicateFormatArgumentTests {
 
     @Test("%K inserts a key path, with dots and collection operators")
     func keySpecifier() throws {
-        #expect(try Predicate(format: "%K == %@", "title", "x") == compare(key("title"), .equalTo, .constant("x")))
-        #expect(try Predicate(format: "%K BEGINSWITH 'L'", "place.name") == compare(key("place", "name"), .beginsWith, .constant("L")))
-        #expect(try Predicate(format: "%K > 1", "tags.@count")
+        #expect(try ObjectPredicate(format: "%K == %@", "title", "x") == compare(key("title"), .equalTo, .constant("x")))
+        #expect(try ObjectPredicate(format: "%K BEGINSWITH 'L'", "place.name") == compare(key("place", "name"), .beginsWith, .constant("L")))
+        #expect(try ObjectPredicate(format: "%K > 1", "tags.@count")
             == compare(.collectionOperator(.count, of: key("tags"), keyPath: []), .greaterThan, .constant(1)))
-        #expect(try Predicate(format: "%K == 1", "AND") == compare(key("AND"), .equalTo, .constant(1)))
-        #expect(try Predicate(format: "%K.name == 1", "place") == compare(key("place", "name"), .equalTo, .constant(1)))
-        #expect(try Predicate(format: "ANY %K == 1", "tags.count") == compare(key("tags", "count"), .equalTo, .constant(1), .any))
+        #expect(try ObjectPredicate(format: "%K == 1", "AND") == compare(key("AND"), .equalTo, .constant(1)))
+        #expect(try ObjectPredicate(format: "%K.name == 1", "place") == compare(key("place", "name"), .equalTo, .constant(1)))
+        #expect(try ObjectPredicate(format: "ANY %K == 1", "tags.count") == compare(key("tags", "count"), .equalTo, .constant(1), .any))
     }
 
     @Test("integer specifiers take integers and booleans")
@@ -68,27 +68,27 @@ struct PredicateFormatArgumentTests {
 
     @Test("arguments are consumed in order and never inside quotes")
     func argumentOrder() throws {
-        let predicate = try Predicate(format: "%K == %@ AND '%@' == %d AND b IN %@", "a", "first", 2, [3, 4])
+        let predicate = try ObjectPredicate(format: "%K == %@ AND '%@' == %d AND b IN %@", "a", "first", 2, [3, 4])
         #expect(predicate == .and([
             compare(key("a"), .equalTo, .constant("first")),
             compare(.constant("%@"), .equalTo, .constant(2)),
             compare(key("b"), .in, .constant([3, 4])),
         ]))
-        let viaArray = try Predicate(format: "unique == %@", arguments: ["123"])
+        let viaArray = try ObjectPredicate(format: "unique == %@", arguments: ["123"])
         #expect(viaArray == compare(key("unique"), .equalTo, .constant("123")))
         let values: [PredicateValue] = ["x", 1]
-        #expect(try Predicate(format: "a == %@ AND b == %@", arguments: values)
+        #expect(try ObjectPredicate(format: "a == %@ AND b == %@", arguments: values)
             == .and([compare(key("a"), .equalTo, .constant("x")), compare(key("b"), .equalTo, .constant(1))]))
     }
 
     @Test("variables are substituted later, and a missing one is an error")
     func substitution() throws {
-        let template = try Predicate(format: "title == $TITLE AND SUBQUERY(tags, $t, $t.name == $TAG).@count > $N")
+        let template = try ObjectPredicate(format: "title == $TITLE AND SUBQUERY(tags, $t, $t.name == $TAG).@count > $N")
         #expect(template.variableNames == ["TITLE", "TAG", "N"])
         let filled = try template.substituting(["TITLE": "x", "TAG": "sea", "N": 0, "unused": 1])
-        #expect(filled == (try Predicate(format: "title == 'x' AND SUBQUERY(tags, $t, $t.name == 'sea').@count > 0")))
+        #expect(filled == (try ObjectPredicate(format: "title == 'x' AND SUBQUERY(tags, $t, $t.name == 'sea').@count > 0")))
         #expect(filled.variableNames.isEmpty)
-        #expect(throws: PredicateError.self) { try template.substituting(["TITLE": "x", "N": 0]) }
+        #expect(throws: ObjectPredicateError.self) { try template.substituting(["TITLE": "x", "N": 0]) }
         do {
             _ = try template.substituting(["TITLE": "x", "TAG": "y"])
             Issue.record("substituting without $N succeeded")
@@ -97,13 +97,13 @@ struct PredicateFormatArgumentTests {
             #expect(error.code == .missingVariable)
             #expect(error.position == nil)
         }
-        let aggregate = try Predicate(format: "a IN {$x, 2}").substituting(["x": 1])
+        let aggregate = try ObjectPredicate(format: "a IN {$x, 2}").substituting(["x": 1])
         #expect(aggregate == compare(key("a"), .in, .constant([1, 2])))
-        let kept = try Predicate(format: "a IN {$x, b}").substituting(["x": 1])
+        let kept = try ObjectPredicate(format: "a IN {$x, b}").substituting(["x": 1])
         #expect(kept == compare(key("a"), .in, .aggregate([.constant(1), key("b")])))
-        let member = try Predicate(format: "$x.name == 1 OR NOT a == 1").substituting(["x": "v"])
+        let member = try ObjectPredicate(format: "$x.name == 1 OR NOT a == 1").substituting(["x": "v"])
         #expect(member == .or([compare(.member(of: .constant("v"), keyPath: ["name"]), .equalTo, .constant(1)),
                                .not(compare(key("a"), .equalTo, .constant(1)))]))
-        #expect(try Predicate.true.substituting([:]) == .true)
+        #expect(try ObjectPredicate.true.substituting([:]) == .true)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import Testing
 
-@Suite("Predicate parser: grammar")
+@Suite("ObjectPredicate parser: grammar")
 struct PredicateParserTests {
     @Test("parses every comparison operator spelling")
     func comparisonOperators() throws {
@@ -14,16 +14,16 @@ struct PredicateParserTests {
             ("CONTAINS", .contains), ("like", .like), ("MATCHES", .matches),
         ]
         for (spelling, comparisonOperator) in spellings {
-            let predicate = try Predicate(format: "title \(spelling) 'x'")
+            let predicate = try ObjectPredicate(format: "title \(spelling) 'x'")
             #expect(predicate == compare(key("title"), comparisonOperator, .constant("x")), "\(spelling)")
         }
-        #expect(try Predicate(format: "a IN {1, 2}") == compare(key("a"), .in, .constant([1, 2])))
-        #expect(try Predicate(format: "a between {1, 2}") == compare(key("a"), .between, .constant([1, 2])))
+        #expect(try ObjectPredicate(format: "a IN {1, 2}") == compare(key("a"), .in, .constant([1, 2])))
+        #expect(try ObjectPredicate(format: "a between {1, 2}") == compare(key("a"), .between, .constant([1, 2])))
     }
 
     @Test("operators need no spaces around them")
     func compactOperators() throws {
-        #expect(try Predicate(format: "a>=1&&b!=2||!c<3") == .or([
+        #expect(try ObjectPredicate(format: "a>=1&&b!=2||!c<3") == .or([
             .and([compare(key("a"), .greaterThanOrEqualTo, .constant(1)), compare(key("b"), .notEqualTo, .constant(2))]),
             .not(compare(key("c"), .lessThan, .constant(3))),
         ]))
@@ -34,23 +34,23 @@ struct PredicateParserTests {
         let a = compare(key("a"), .equalTo, .constant(1))
         let b = compare(key("b"), .equalTo, .constant(2))
         let c = compare(key("c"), .equalTo, .constant(3))
-        #expect(try Predicate(format: "a == 1 OR b == 2 AND c == 3") == .or([a, .and([b, c])]))
-        #expect(try Predicate(format: "a == 1 AND b == 2 OR c == 3") == .or([.and([a, b]), c]))
-        #expect(try Predicate(format: "NOT a == 1 AND b == 2") == .and([.not(a), b]))
-        #expect(try Predicate(format: "NOT (a == 1 AND b == 2)") == .not(.and([a, b])))
-        #expect(try Predicate(format: "(a == 1 OR b == 2) AND c == 3") == .and([.or([a, b]), c]))
-        #expect(try Predicate(format: "a == 1 and b == 2 and c == 3") == .and([a, b, c]))
-        #expect(try Predicate(format: "a == 1 || b == 2 or c == 3") == .or([a, b, c]))
-        #expect(try Predicate(format: "a == 1 AND (b == 2 AND c == 3)") == .and([a, .and([b, c])]))
-        #expect(try Predicate(format: "!!a == 1") == .not(.not(a)))
-        #expect(try Predicate(format: "((a == 1))") == a)
+        #expect(try ObjectPredicate(format: "a == 1 OR b == 2 AND c == 3") == .or([a, .and([b, c])]))
+        #expect(try ObjectPredicate(format: "a == 1 AND b == 2 OR c == 3") == .or([.and([a, b]), c]))
+        #expect(try ObjectPredicate(format: "NOT a == 1 AND b == 2") == .and([.not(a), b]))
+        #expect(try ObjectPredicate(format: "NOT (a == 1 AND b == 2)") == .not(.and([a, b])))
+        #expect(try ObjectPredicate(format: "(a == 1 OR b == 2) AND c == 3") == .and([.or([a, b]), c]))
+        #expect(try ObjectPredicate(format: "a == 1 and b == 2 and c == 3") == .and([a, b, c]))
+        #expect(try ObjectPredicate(format: "a == 1 || b == 2 or c == 3") == .or([a, b, c]))
+        #expect(try ObjectPredicate(format: "a == 1 AND (b == 2 AND c == 3)") == .and([a, .and([b, c])]))
+        #expect(try ObjectPredicate(format: "!!a == 1") == .not(.not(a)))
+        #expect(try ObjectPredicate(format: "((a == 1))") == a)
     }
 
     @Test("parses TRUEPREDICATE and FALSEPREDICATE in any case")
     func constantPredicates() throws {
-        #expect(try Predicate(format: "TRUEPREDICATE") == .true)
-        #expect(try Predicate(format: "falsepredicate") == .false)
-        #expect(try Predicate(format: "TruePredicate OR NOT FALSEPREDICATE") == .or([.true, .not(.false)]))
+        #expect(try ObjectPredicate(format: "TRUEPREDICATE") == .true)
+        #expect(try ObjectPredicate(format: "falsepredicate") == .false)
+        #expect(try ObjectPredicate(format: "TruePredicate OR NOT FALSEPREDICATE") == .or([.true, .not(.false)]))
     }
 
     @Test("parses literals: nil, booleans, numbers, strings")
@@ -83,33 +83,33 @@ struct PredicateParserTests {
             ("CAST(CAST('AAE=', 'NSData'), 'NSData')", .data(Data([0, 1]))),
         ]
         for (literal, value) in cases {
-            #expect(try Predicate(format: "x == \(literal)") == compare(key("x"), .equalTo, .constant(value)), "\(literal)")
+            #expect(try ObjectPredicate(format: "x == \(literal)") == compare(key("x"), .equalTo, .constant(value)), "\(literal)")
         }
-        let infinity = try Predicate(format: "x == CAST('inf', 'NSNumber')")
+        let infinity = try ObjectPredicate(format: "x == CAST('inf', 'NSNumber')")
         #expect(infinity == compare(key("x"), .equalTo, .constant(.double(.infinity))))
     }
 
     @Test("parses key paths, SELF and #-escaped keywords")
     func keyPaths() throws {
-        #expect(try Predicate(format: "place.name == 'x'") == compare(key("place", "name"), .equalTo, .constant("x")))
-        #expect(try Predicate(format: "SELF == nil") == compare(.keyPath([]), .equalTo, .constant(.null)))
-        #expect(try Predicate(format: "self.title == nil") == compare(key("title"), .equalTo, .constant(.null)))
-        #expect(try Predicate(format: "#in == 1") == compare(key("in"), .equalTo, .constant(1)))
-        #expect(try Predicate(format: "a.#AND.b.in == 1") == compare(key("a", "AND", "b", "in"), .equalTo, .constant(1)))
-        #expect(try Predicate(format: "_private.näme2 == 1") == compare(key("_private", "näme2"), .equalTo, .constant(1)))
-        #expect(try Predicate(format: "1 == size") == compare(.constant(1), .equalTo, key("size")))
+        #expect(try ObjectPredicate(format: "place.name == 'x'") == compare(key("place", "name"), .equalTo, .constant("x")))
+        #expect(try ObjectPredicate(format: "SELF == nil") == compare(.keyPath([]), .equalTo, .constant(.null)))
+        #expect(try ObjectPredicate(format: "self.title == nil") == compare(key("title"), .equalTo, .constant(.null)))
+        #expect(try ObjectPredicate(format: "#in == 1") == compare(key("in"), .equalTo, .constant(1)))
+        #expect(try ObjectPredicate(format: "a.#AND.b.in == 1") == compare(key("a", "AND", "b", "in"), .equalTo, .constant(1)))
+        #expect(try ObjectPredicate(format: "_private.näme2 == 1") == compare(key("_private", "näme2"), .equalTo, .constant(1)))
+        #expect(try ObjectPredicate(format: "1 == size") == compare(.constant(1), .equalTo, key("size")))
     }
 
     @Test("parses ANY, SOME, ALL and NONE over a to-many path")
     func modifiers() throws {
-        #expect(try Predicate(format: "ANY tags.name == 'sea'")
+        #expect(try ObjectPredicate(format: "ANY tags.name == 'sea'")
             == compare(key("tags", "name"), .equalTo, .constant("sea"), .any))
-        #expect(try Predicate(format: "some tags.name == 'sea'")
+        #expect(try ObjectPredicate(format: "some tags.name == 'sea'")
             == compare(key("tags", "name"), .equalTo, .constant("sea"), .any))
-        #expect(try Predicate(format: "ALL tags.count > 1") == compare(key("tags", "count"), .greaterThan, .constant(1), .all))
-        #expect(try Predicate(format: "NONE tags.name BEGINSWITH[c] 'x'")
+        #expect(try ObjectPredicate(format: "ALL tags.count > 1") == compare(key("tags", "count"), .greaterThan, .constant(1), .all))
+        #expect(try ObjectPredicate(format: "NONE tags.name BEGINSWITH[c] 'x'")
             == compare(key("tags", "name"), .beginsWith, .constant("x"), .none, .caseInsensitive))
-        #expect(try Predicate(format: "NOT ANY tags.name == 'a'") == .not(compare(key("tags", "name"), .equalTo, .constant("a"), .any)))
+        #expect(try ObjectPredicate(format: "NOT ANY tags.name == 'a'") == .not(compare(key("tags", "name"), .equalTo, .constant("a"), .any)))
     }
 
     @Test("parses [c], [d] and [cd] on any operator")
@@ -121,7 +121,7 @@ struct PredicateParserTests {
         ]
         for (text, expected) in options {
             for comparisonOperator in ["==", "!=", "<", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "IN"] {
-                let predicate = try Predicate(format: "title \(comparisonOperator)\(text) %@", "x")
+                let predicate = try ObjectPredicate(format: "title \(comparisonOperator)\(text) %@", "x")
                 guard case .comparison(let comparison) = predicate else {
                     Issue.record("not a comparison: \(predicate)")
                     continue
@@ -133,34 +133,34 @@ struct PredicateParserTests {
 
     @Test("parses collection operators after key paths")
     func collectionOperators() throws {
-        #expect(try Predicate(format: "tags.@count > 2")
+        #expect(try ObjectPredicate(format: "tags.@count > 2")
             == compare(.collectionOperator(.count, of: key("tags"), keyPath: []), .greaterThan, .constant(2)))
-        #expect(try Predicate(format: "place.photos.@count == 0")
+        #expect(try ObjectPredicate(format: "place.photos.@count == 0")
             == compare(.collectionOperator(.count, of: key("place", "photos"), keyPath: []), .equalTo, .constant(0)))
-        #expect(try Predicate(format: "items.@sum.price < 10.5")
+        #expect(try ObjectPredicate(format: "items.@sum.price < 10.5")
             == compare(.collectionOperator(.sum, of: key("items"), keyPath: ["price"]), .lessThan, .constant(10.5)))
-        #expect(try Predicate(format: "items.@avg.a.b >= 1 AND items.@min.d == 1 AND items.@MAX.d == 1")
+        #expect(try ObjectPredicate(format: "items.@avg.a.b >= 1 AND items.@min.d == 1 AND items.@MAX.d == 1")
             == .and([
                 compare(.collectionOperator(.avg, of: key("items"), keyPath: ["a", "b"]), .greaterThanOrEqualTo, .constant(1)),
                 compare(.collectionOperator(.min, of: key("items"), keyPath: ["d"]), .equalTo, .constant(1)),
                 compare(.collectionOperator(.max, of: key("items"), keyPath: ["d"]), .equalTo, .constant(1)),
             ]))
-        #expect(try Predicate(format: "SELF.@count == 1")
+        #expect(try ObjectPredicate(format: "SELF.@count == 1")
             == compare(.collectionOperator(.count, of: .keyPath([]), keyPath: []), .equalTo, .constant(1)))
-        #expect(try Predicate(format: "{1, 2}.@count == 2")
+        #expect(try ObjectPredicate(format: "{1, 2}.@count == 2")
             == compare(.collectionOperator(.count, of: .constant([1, 2]), keyPath: []), .equalTo, .constant(2)))
     }
 
     @Test("parses SUBQUERY with its variable and @count")
     func subquery() throws {
-        let predicate = try Predicate(format: "SUBQUERY(tags, $t, $t.name BEGINSWITH \"s\" AND $t.count > 1).@count > 0")
-        let inner: Predicate = .and([
+        let predicate = try ObjectPredicate(format: "SUBQUERY(tags, $t, $t.name BEGINSWITH \"s\" AND $t.count > 1).@count > 0")
+        let inner: ObjectPredicate = .and([
             compare(.member(of: .variable("t"), keyPath: ["name"]), .beginsWith, .constant("s")),
             compare(.member(of: .variable("t"), keyPath: ["count"]), .greaterThan, .constant(1)),
         ])
-        let subquery = PredicateExpression.subquery(collection: key("tags"), variable: "t", predicate: inner)
+        let subquery = ObjectExpression.subquery(collection: key("tags"), variable: "t", predicate: inner)
         #expect(predicate == compare(.collectionOperator(.count, of: subquery, keyPath: []), .greaterThan, .constant(0)))
-        let nested = try Predicate(format: "subquery(photos, $p, SUBQUERY($p.tags, $t, $t == $p).@count > 0).@count == 1")
+        let nested = try ObjectPredicate(format: "subquery(photos, $p, SUBQUERY($p.tags, $t, $t == $p).@count > 0).@count == 1")
         guard case .comparison(let comparison) = nested,
               case .collectionOperator(.count, .subquery(_, "p", let body), []) = comparison.lhs else {
             Issue.record("unexpected tree \(nested)")
@@ -174,17 +174,17 @@ struct PredicateParserTests {
 
     @Test("parses variables and aggregates with expressions")
     func variablesAndAggregates() throws {
-        #expect(try Predicate(format: "title == $TITLE") == compare(key("title"), .equalTo, .variable("TITLE")))
-        #expect(try Predicate(format: "$x.name == 1") == compare(.member(of: .variable("x"), keyPath: ["name"]), .equalTo, .constant(1)))
-        #expect(try Predicate(format: "a IN {1, $b, c}") == compare(key("a"), .in, .aggregate([.constant(1), .variable("b"), key("c")])))
-        #expect(try Predicate(format: "'sea' IN tags.name") == compare(.constant("sea"), .in, key("tags", "name")))
-        #expect(try Predicate(format: "a BETWEEN $range") == compare(key("a"), .between, .variable("range")))
-        #expect(try Predicate(format: "a BETWEEN {1, b}") == compare(key("a"), .between, .aggregate([.constant(1), key("b")])))
+        #expect(try ObjectPredicate(format: "title == $TITLE") == compare(key("title"), .equalTo, .variable("TITLE")))
+        #expect(try ObjectPredicate(format: "$x.name == 1") == compare(.member(of: .variable("x"), keyPath: ["name"]), .equalTo, .constant(1)))
+        #expect(try ObjectPredicate(format: "a IN {1, $b, c}") == compare(key("a"), .in, .aggregate([.constant(1), .variable("b"), key("c")])))
+        #expect(try ObjectPredicate(format: "'sea' IN tags.name") == compare(.constant("sea"), .in, key("tags", "name")))
+        #expect(try ObjectPredicate(format: "a BETWEEN $range") == compare(key("a"), .between, .variable("range")))
+        #expect(try ObjectPredicate(format: "a BETWEEN {1, b}") == compare(key("a"), .between, .aggregate([.constant(1), key("b")])))
     }
 
     @Test("skips all kinds of white space")
     func whitespace() throws {
-        #expect(try Predicate(format: "\n\ta\u{00A0}==\r\n1 ") == compare(key("a"), .equalTo, .constant(1)))
+        #expect(try ObjectPredicate(format: "\n\ta\u{00A0}==\r\n1 ") == compare(key("a"), .equalTo, .constant(1)))
     }
 
     @Test("parses a lone expression with parseExpression")
@@ -192,6 +192,6 @@ struct PredicateParserTests {
         #expect(try PredicateParser.parseExpression("place.name") == key("place", "name"))
         #expect(try PredicateParser.parseExpression("%K.@count", arguments: ["tags"])
             == .collectionOperator(.count, of: key("tags"), keyPath: []))
-        #expect(throws: PredicateError.self) { try PredicateParser.parseExpression("a b") }
+        #expect(throws: ObjectPredicateError.self) { try PredicateParser.parseExpression("a b") }
     }
 }

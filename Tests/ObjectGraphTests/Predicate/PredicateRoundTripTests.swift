@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import Testing
 
-@Suite("Predicate description: canonical format that parses back")
+@Suite("ObjectPredicate description: canonical format that parses back")
 struct PredicateRoundTripTests {
     static let corpus = [
         "unique == %@ AND (tags.@count > 2 OR title BEGINSWITH[cd] 'a')",
@@ -33,9 +33,9 @@ struct PredicateRoundTripTests {
 
     @Test("format → predicate → description → predicate is the identity", arguments: corpus)
     func roundTrip(format: String) throws {
-        let predicate = try Predicate(format: format, arguments: Self.arguments(for: format))
+        let predicate = try ObjectPredicate(format: format, arguments: Self.arguments(for: format))
         let text = predicate.description
-        let reparsed = try Predicate(format: text)
+        let reparsed = try ObjectPredicate(format: text)
         #expect(reparsed == predicate, "\(format) printed as \(text)")
         #expect(reparsed.description == text)
     }
@@ -54,13 +54,13 @@ struct PredicateRoundTripTests {
         ]
         for (format, expected) in cases {
             let arguments: [any PredicateArgument] = format.contains("%@") ? ["123"] : []
-            #expect(try Predicate(format: format, arguments: arguments).description == expected)
+            #expect(try ObjectPredicate(format: format, arguments: arguments).description == expected)
         }
-        #expect(Predicate.and([]).description == "TRUEPREDICATE")
-        #expect(Predicate.or([]).description == "FALSEPREDICATE")
-        #expect(Predicate.and([.false]).description == "FALSEPREDICATE")
-        #expect(Predicate.not(.and([.true, .false])).description == "NOT (TRUEPREDICATE AND FALSEPREDICATE)")
-        #expect(PredicateExpression.member(of: .variable("v"), keyPath: []).description == "$v")
+        #expect(ObjectPredicate.and([]).description == "TRUEPREDICATE")
+        #expect(ObjectPredicate.or([]).description == "FALSEPREDICATE")
+        #expect(ObjectPredicate.and([.false]).description == "FALSEPREDICATE")
+        #expect(ObjectPredicate.not(.and([.true, .false])).description == "NOT (TRUEPREDICATE AND FALSEPREDICATE)")
+        #expect(ObjectExpression.member(of: .variable("v"), keyPath: []).description == "$v")
         #expect(PredicateValue.object(PredicateObjectReference(7)).description == "<object 7>")
         #expect(PredicateValue.double(.nan).description == "CAST(\"nan\", \"NSNumber\")")
         #expect(StringComparisonOptions().description == "")
@@ -131,7 +131,7 @@ struct PredicateRoundTripTests {
         case .success(let predicate):
             let text = predicate.description
             if !text.contains("nan") {
-                #expect((try? Predicate(format: text)) == predicate, "\(format) printed as \(text)")
+                #expect((try? ObjectPredicate(format: text)) == predicate, "\(format) printed as \(text)")
             }
             let photo = TestPhoto("1", title: "title", tags: [TestTag("tag")])
             _ = try? predicate.evaluate(with: photo, variables: ["v": 1])
@@ -141,15 +141,15 @@ struct PredicateRoundTripTests {
 
     @Test("the nesting limit keeps parsing, printing and evaluating within a small stack")
     func nestingFitsSmallStack() throws {
-        let depth = PredicateError.maximumNestingDepth
+        let depth = ObjectPredicateError.maximumNestingDepth
         let format = String(repeating: "NOT (", count: depth / 2 - 1) + "a IN {b}" + String(repeating: ")", count: depth / 2 - 1)
         let finished = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var outcome = ""
         let thread = Thread {
             defer { finished.signal() }
             do {
-                let predicate = try Predicate(format: format)
-                let reparsed = try Predicate(format: predicate.description)
+                let predicate = try ObjectPredicate(format: format)
+                let reparsed = try ObjectPredicate(format: predicate.description)
                 let result = try reparsed.evaluate(with: TestPhoto("1"))
                 outcome = "\(reparsed == predicate) \(result)"
             } catch {
@@ -175,7 +175,7 @@ struct TreeGenerator {
         Int.random(in: 0..<100, using: &random) < percent
     }
 
-    mutating func predicate(depth: Int) -> Predicate {
+    mutating func predicate(depth: Int) -> ObjectPredicate {
         let choice = depth <= 0 ? 0 : Int.random(in: 0..<6, using: &random)
         switch choice {
         case 1: return .and((0..<Int.random(in: 2...3, using: &random)).map { _ in predicate(depth: depth - 1) })
@@ -200,7 +200,7 @@ struct TreeGenerator {
         (0..<Int.random(in: 1...3, using: &random)).map { _ in name() }
     }
 
-    mutating func expression(depth: Int) -> PredicateExpression {
+    mutating func expression(depth: Int) -> ObjectExpression {
         let choice = depth <= 0 ? Int.random(in: 0..<4, using: &random) : Int.random(in: 0..<8, using: &random)
         switch choice {
         case 0: return .constant(value(depth: 1))
@@ -208,7 +208,7 @@ struct TreeGenerator {
         case 2: return .variable(name())
         case 3: return .member(of: .variable(name()), keyPath: path())
         case 4:
-            let base = pick([PredicateExpression.keyPath(path()), .keyPath([]), .variable("v"), expression(depth: depth - 1)])
+            let base = pick([ObjectExpression.keyPath(path()), .keyPath([]), .variable("v"), expression(depth: depth - 1)])
             let collectionOperator = pick(PredicateCollectionOperator.allCases)
             return .collectionOperator(collectionOperator, of: base, keyPath: collectionOperator == .count || chance(50) ? [] : path())
         case 5:

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import Testing
 
-@Suite("Predicate strings: folding and matching shared with SQL")
+@Suite("ObjectPredicate strings: folding and matching shared with SQL")
 struct PredicateStringTests {
     private func scalars(_ string: String) -> [UInt32] {
         string.unicodeScalars.map(\.value)
@@ -115,8 +115,8 @@ struct PredicateStringTests {
         #expect(try matches("🏖️", "..", false))
         #expect(try matches("a+b", "\\Qa+b", false))
         #expect(try matches("ab", "(?x) a b # comment", false))
-        #expect(throws: PredicateError.self) { try matches("x", "[", false) }
-        #expect(throws: PredicateError.self) { try matches("x", "a)|(b", false) }
+        #expect(throws: ObjectPredicateError.self) { try matches("x", "[", false) }
+        #expect(throws: ObjectPredicateError.self) { try matches("x", "a)|(b", false) }
     }
 
     @Test("evaluate applies any operator to two strings with options")

@@ -1,16 +1,9 @@
 import Foundation
 import ObjectGraph
 
-// Foundation (swift-foundation) declares `Predicate`, `PredicateExpression` and
-// `PredicateError` for its `#Predicate` macro; a module that imports both Foundation and
-// ObjectGraph picks ours with these aliases.
-typealias Predicate = ObjectGraph.Predicate
-typealias PredicateExpression = ObjectGraph.PredicateExpression
-typealias PredicateError = ObjectGraph.PredicateError
-
 /// Parses or records the failure, so tests can compare exact messages.
-func parseResult(_ format: String, _ arguments: [any PredicateArgument] = []) -> Result<Predicate, PredicateError> {
-    Result { () throws(PredicateError) -> Predicate in try Predicate(format: format, arguments: arguments) }
+func parseResult(_ format: String, _ arguments: [any PredicateArgument] = []) -> Result<ObjectPredicate, ObjectPredicateError> {
+    Result { () throws(ObjectPredicateError) -> ObjectPredicate in try ObjectPredicate(format: format, arguments: arguments) }
 }
 
 /// The error message for a format that must not parse, or a marker when it parses.
@@ -21,14 +14,14 @@ func errorMessage(_ format: String, _ arguments: [any PredicateArgument] = []) -
     }
 }
 
-func key(_ components: String...) -> PredicateExpression {
+func key(_ components: String...) -> ObjectExpression {
     .keyPath(components)
 }
 
 func compare(
-    _ lhs: PredicateExpression, _ comparisonOperator: ComparisonOperator, _ rhs: PredicateExpression,
+    _ lhs: ObjectExpression, _ comparisonOperator: ComparisonOperator, _ rhs: ObjectExpression,
     _ modifier: ComparisonModifier = .direct, _ options: StringComparisonOptions = []
-) -> Predicate {
+) -> ObjectPredicate {
     .comparison(PredicateComparison(lhs, comparisonOperator, rhs, modifier: modifier, options: options))
 }
 
@@ -139,7 +132,7 @@ struct Record: PredicateKeyValueReadable {
 
 /// Evaluates a format on an object, for compact expectations.
 func matches(_ format: String, _ object: any PredicateKeyValueReadable, _ arguments: any PredicateArgument...) throws -> Bool {
-    try Predicate(format: format, arguments: arguments).evaluate(with: object)
+    try ObjectPredicate(format: format, arguments: arguments).evaluate(with: object)
 }
 
 /// A deterministic generator for the fuzz loops (SplitMix64).

@@ -6,20 +6,20 @@ import Foundation
 /// is canonical format syntax that parses back to an equal predicate.
 ///
 /// ```swift
-/// let predicate = try Predicate(format: "unique == %@ AND tags.@count > 2", "123")
+/// let predicate = try ObjectPredicate(format: "unique == %@ AND tags.@count > 2", "123")
 /// print(predicate)   // unique == "123" AND tags.@count > 2
 /// ```
-public indirect enum Predicate: Sendable, Hashable {
+public indirect enum ObjectPredicate: Sendable, Hashable {
     /// `TRUEPREDICATE`: every object matches.
     case `true`
     /// `FALSEPREDICATE`: no object matches.
     case `false`
     /// All of the predicates hold (`AND`, `&&`); an empty list is true.
-    case and([Predicate])
+    case and([ObjectPredicate])
     /// At least one predicate holds (`OR`, `||`); an empty list is false.
-    case or([Predicate])
+    case or([ObjectPredicate])
     /// The predicate does not hold (`NOT`, `!`).
-    case not(Predicate)
+    case not(ObjectPredicate)
     /// A comparison between two expressions.
     case comparison(PredicateComparison)
 }
@@ -33,11 +33,11 @@ public indirect enum Predicate: Sendable, Hashable {
 /// ```
 public struct PredicateComparison: Sendable, Hashable {
     /// The left operand; a modifier quantifies over it when it is a collection.
-    public var lhs: PredicateExpression
+    public var lhs: ObjectExpression
     /// The operator.
     public var comparisonOperator: ComparisonOperator
     /// The right operand.
-    public var rhs: PredicateExpression
+    public var rhs: ObjectExpression
     /// `ANY`, `ALL`, `NONE` or none (`.direct`).
     public var modifier: ComparisonModifier
     /// `[c]`, `[d]` or `[cd]`; they affect strings only.
@@ -45,7 +45,7 @@ public struct PredicateComparison: Sendable, Hashable {
 
     /// Makes a comparison.
     public init(
-        _ lhs: PredicateExpression, _ comparisonOperator: ComparisonOperator, _ rhs: PredicateExpression,
+        _ lhs: ObjectExpression, _ comparisonOperator: ComparisonOperator, _ rhs: ObjectExpression,
         modifier: ComparisonModifier = .direct, options: StringComparisonOptions = []
     ) {
         self.lhs = lhs
@@ -120,7 +120,7 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable, Custom
 /// How a comparison treats a collection on its left: `ANY`/`SOME`, `ALL`, `NONE`.
 ///
 /// ```swift
-/// try Predicate(format: "NONE tags.name == 'rain'")   // modifier == .none
+/// try ObjectPredicate(format: "NONE tags.name == 'rain'")   // modifier == .none
 /// ```
 public enum ComparisonModifier: String, Sendable, Hashable, CaseIterable {
     /// No modifier; a collection on the left is treated as `ANY`.
@@ -158,7 +158,7 @@ public struct StringComparisonOptions: OptionSet, Sendable, Hashable, CustomStri
     }
 }
 
-extension Predicate: CustomStringConvertible {
+extension ObjectPredicate: CustomStringConvertible {
     /// The predicate in canonical format syntax. Compound operands of `AND`, `OR` and `NOT`
     /// are parenthesized, so the text parses back to the same tree.
     public var description: String {
@@ -178,7 +178,7 @@ extension Predicate: CustomStringConvertible {
         }
     }
 
-    private static func join(_ operands: [Predicate], with separator: String, empty: String) -> String {
+    private static func join(_ operands: [ObjectPredicate], with separator: String, empty: String) -> String {
         switch operands.count {
         case 0: return empty
         case 1: return operands[0].description

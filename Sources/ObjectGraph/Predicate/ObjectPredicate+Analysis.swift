@@ -1,13 +1,13 @@
 import Foundation
 
-extension Predicate {
+extension ObjectPredicate {
     /// Every key path the predicate reads, from the evaluated object, in order of first use.
     ///
     /// Collection operators and subqueries contribute the path to the collection and the
     /// paths read from its elements, so a store can check each against the model:
     ///
     /// ```swift
-    /// let predicate = try Predicate(format: "SUBQUERY(tags, $t, $t.name == 'sea').@count > 0 AND place.name == 'Lisbon'")
+    /// let predicate = try ObjectPredicate(format: "SUBQUERY(tags, $t, $t.name == 'sea').@count > 0 AND place.name == 'Lisbon'")
     /// predicate.keyPaths   // [["tags"], ["tags", "name"], ["place", "name"]]
     /// ```
     public var keyPaths: [[String]] {
@@ -20,7 +20,7 @@ extension Predicate {
     /// the evaluator must supply.
     ///
     /// ```swift
-    /// try Predicate(format: "title == $TITLE").variableNames   // ["TITLE"]
+    /// try ObjectPredicate(format: "title == $TITLE").variableNames   // ["TITLE"]
     /// ```
     public var variableNames: Set<String> {
         var names = Set<String>()
@@ -31,25 +31,25 @@ extension Predicate {
     /// The predicate with each free `$VARIABLE` replaced by its value.
     ///
     /// ```swift
-    /// let template = try Predicate(format: "unique == $ID")
+    /// let template = try ObjectPredicate(format: "unique == $ID")
     /// let predicate = try template.substituting(["ID": "123"])   // unique == "123"
     /// ```
     ///
-    /// - Throws: `PredicateError` (`.missingVariable`) naming a variable with no value.
-    public func substituting(_ values: [String: PredicateValue]) throws(PredicateError) -> Predicate {
+    /// - Throws: `ObjectPredicateError` (`.missingVariable`) naming a variable with no value.
+    public func substituting(_ values: [String: PredicateValue]) throws(ObjectPredicateError) -> ObjectPredicate {
         try substituting(values, bound: [])
     }
 
-    func substituting(_ values: [String: PredicateValue], bound: Set<String>) throws(PredicateError) -> Predicate {
+    func substituting(_ values: [String: PredicateValue], bound: Set<String>) throws(ObjectPredicateError) -> ObjectPredicate {
         switch self {
         case .true, .false:
             return self
         case .and(let operands):
-            var result: [Predicate] = []
+            var result: [ObjectPredicate] = []
             for operand in operands { result.append(try operand.substituting(values, bound: bound)) }
             return .and(result)
         case .or(let operands):
-            var result: [Predicate] = []
+            var result: [ObjectPredicate] = []
             for operand in operands { result.append(try operand.substituting(values, bound: bound)) }
             return .or(result)
         case .not(let operand):
@@ -80,8 +80,8 @@ extension Predicate {
     }
 }
 
-extension PredicateExpression {
-    func substituting(_ values: [String: PredicateValue], bound: Set<String>) throws(PredicateError) -> PredicateExpression {
+extension ObjectExpression {
+    func substituting(_ values: [String: PredicateValue], bound: Set<String>) throws(ObjectPredicateError) -> ObjectExpression {
         switch self {
         case .constant, .keyPath:
             return self
@@ -92,7 +92,7 @@ extension PredicateExpression {
         case .member(let base, let path):
             return .member(of: try base.substituting(values, bound: bound), keyPath: path)
         case .aggregate(let elements):
-            var result: [PredicateExpression] = []
+            var result: [ObjectExpression] = []
             var constants: [PredicateValue] = []
             for element in elements {
                 let substituted = try element.substituting(values, bound: bound)
@@ -135,7 +135,7 @@ private struct KeyPathCollector {
         paths.append(path)
     }
 
-    mutating func visit(_ predicate: Predicate, bindings: [String: [String]]) {
+    mutating func visit(_ predicate: ObjectPredicate, bindings: [String: [String]]) {
         switch predicate {
         case .true, .false:
             return
@@ -150,7 +150,7 @@ private struct KeyPathCollector {
     }
 
     /// The path from the evaluated object that `expression` stands for, if it is one.
-    private func resolve(_ expression: PredicateExpression, bindings: [String: [String]]) -> [String]? {
+    private func resolve(_ expression: ObjectExpression, bindings: [String: [String]]) -> [String]? {
         switch expression {
         case .keyPath(let path): return path
         case .variable(let name): return bindings[name]
@@ -159,7 +159,7 @@ private struct KeyPathCollector {
         }
     }
 
-    mutating func visit(_ expression: PredicateExpression, bindings: [String: [String]]) {
+    mutating func visit(_ expression: ObjectExpression, bindings: [String: [String]]) {
         if let path = resolve(expression, bindings: bindings) {
             add(path)
             return

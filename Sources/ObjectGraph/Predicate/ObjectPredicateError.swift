@@ -7,10 +7,10 @@ import Foundation
 /// the character offset for text without combining sequences).
 ///
 /// ```swift
-/// do { _ = try Predicate(format: "title == AND x") }
+/// do { _ = try ObjectPredicate(format: "title == AND x") }
 /// catch { print(error) }   // Unexpected 'AND' at position 9: expected an expression
 /// ```
-public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of error this is.
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// A token that the grammar does not allow here.
@@ -66,102 +66,102 @@ public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible
     }
 }
 
-extension PredicateError {
+extension ObjectPredicateError {
     /// The deepest nesting the parser accepts.
     public static let maximumNestingDepth = 200
 
-    static func unexpected(_ found: String, at position: Int, expected: String) -> PredicateError {
-        PredicateError(.unexpectedToken, position: position,
+    static func unexpected(_ found: String, at position: Int, expected: String) -> ObjectPredicateError {
+        ObjectPredicateError(.unexpectedToken, position: position,
                        message: "Unexpected '\(found)' at position \(position): expected \(expected)")
     }
 
-    static func unexpectedEnd(at position: Int, expected: String) -> PredicateError {
-        PredicateError(.unexpectedEnd, position: position,
+    static func unexpectedEnd(at position: Int, expected: String) -> ObjectPredicateError {
+        ObjectPredicateError(.unexpectedEnd, position: position,
                        message: "Unexpected end of format at position \(position): expected \(expected)")
     }
 
-    static func unexpectedCharacter(_ character: Unicode.Scalar, at position: Int) -> PredicateError {
-        PredicateError(.unexpectedCharacter, position: position,
+    static func unexpectedCharacter(_ character: Unicode.Scalar, at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.unexpectedCharacter, position: position,
                        message: "Unexpected character '\(Self.visible(character))' at position \(position)")
     }
 
-    static func unterminatedString(at position: Int) -> PredicateError {
-        PredicateError(.unterminatedString, position: position,
+    static func unterminatedString(at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.unterminatedString, position: position,
                        message: "Unterminated string starting at position \(position)")
     }
 
-    static func invalidEscape(_ escape: String, at position: Int) -> PredicateError {
-        PredicateError(.invalidEscape, position: position,
+    static func invalidEscape(_ escape: String, at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.invalidEscape, position: position,
                        message: "Invalid escape '\(escape)' in string at position \(position)")
     }
 
-    static func invalidNumber(_ text: String, at position: Int) -> PredicateError {
-        PredicateError(.invalidNumber, position: position,
+    static func invalidNumber(_ text: String, at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.invalidNumber, position: position,
                        message: "Invalid number '\(text)' at position \(position)")
     }
 
-    static func unknownStringOption(_ text: String, at position: Int) -> PredicateError {
-        PredicateError(.unknownStringOption, position: position,
+    static func unknownStringOption(_ text: String, at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.unknownStringOption, position: position,
                        message: "Unknown string option '\(text)' at position \(position)")
     }
 
-    static func unterminatedStringOption(at position: Int) -> PredicateError {
-        PredicateError(.unterminatedStringOption, position: position,
+    static func unterminatedStringOption(at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.unterminatedStringOption, position: position,
                        message: "Unterminated string option starting at position \(position)")
     }
 
-    static func unknownFormatSpecifier(_ text: String, at position: Int) -> PredicateError {
-        PredicateError(.unknownFormatSpecifier, position: position,
+    static func unknownFormatSpecifier(_ text: String, at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.unknownFormatSpecifier, position: position,
                        message: "Unknown format specifier '\(text)' at position \(position)")
     }
 
-    static func tooFewArguments(_ specifier: String, at position: Int) -> PredicateError {
-        PredicateError(.tooFewArguments, position: position,
+    static func tooFewArguments(_ specifier: String, at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.tooFewArguments, position: position,
                        message: "Too few arguments for format: \(specifier) at position \(position)")
     }
 
-    static func tooManyArguments(given: Int, used: Int) -> PredicateError {
-        PredicateError(.tooManyArguments, position: nil,
+    static func tooManyArguments(given: Int, used: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.tooManyArguments, position: nil,
                        message: "Too many arguments: \(given) given, \(used) used")
     }
 
     static func invalidArgument(
         _ index: Int, for specifier: String, at position: Int, expected: String, got value: PredicateValue
-    ) -> PredicateError {
-        PredicateError(.invalidArgument, position: position,
+    ) -> ObjectPredicateError {
+        ObjectPredicateError(.invalidArgument, position: position,
                        message: "Invalid argument \(index) for \(specifier) at position \(position): expected \(expected), got \(value)")
     }
 
-    static func unknownCollectionOperator(_ name: String, at position: Int) -> PredicateError {
-        PredicateError(.unknownCollectionOperator, position: position,
+    static func unknownCollectionOperator(_ name: String, at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.unknownCollectionOperator, position: position,
                        message: "Unknown collection operator '@\(name)' at position \(position)")
     }
 
-    static func invalidBetweenBounds(at position: Int) -> PredicateError {
-        PredicateError(.invalidBetweenBounds, position: position,
+    static func invalidBetweenBounds(at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.invalidBetweenBounds, position: position,
                        message: "BETWEEN needs two bounds {lower, upper} at position \(position)")
     }
 
-    static func invalidBetweenBounds(got value: String) -> PredicateError {
-        PredicateError(.invalidBetweenBounds, position: nil,
+    static func invalidBetweenBounds(got value: String) -> ObjectPredicateError {
+        ObjectPredicateError(.invalidBetweenBounds, position: nil,
                        message: "BETWEEN needs two bounds {lower, upper}, got \(value)")
     }
 
-    static func invalidCast(_ message: String, at position: Int) -> PredicateError {
-        PredicateError(.invalidCast, position: position, message: "\(message) at position \(position)")
+    static func invalidCast(_ message: String, at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.invalidCast, position: position, message: "\(message) at position \(position)")
     }
 
-    static func nestingTooDeep(at position: Int) -> PredicateError {
-        PredicateError(.nestingTooDeep, position: position,
+    static func nestingTooDeep(at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.nestingTooDeep, position: position,
                        message: "Nesting deeper than \(maximumNestingDepth) levels at position \(position)")
     }
 
-    static func missingVariable(_ name: String) -> PredicateError {
-        PredicateError(.missingVariable, position: nil, message: "No value for variable $\(name)")
+    static func missingVariable(_ name: String) -> ObjectPredicateError {
+        ObjectPredicateError(.missingVariable, position: nil, message: "No value for variable $\(name)")
     }
 
-    static func invalidRegularExpression(_ pattern: String) -> PredicateError {
-        PredicateError(.invalidRegularExpression, position: nil,
+    static func invalidRegularExpression(_ pattern: String) -> ObjectPredicateError {
+        ObjectPredicateError(.invalidRegularExpression, position: nil,
                        message: "Invalid regular expression \(PredicateValue.quote(pattern)) in MATCHES")
     }
 

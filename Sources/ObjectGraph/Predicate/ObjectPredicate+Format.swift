@@ -1,10 +1,10 @@
 import Foundation
 
-extension Predicate {
+extension ObjectPredicate {
     /// Parses a Core Data format string, filling its specifiers from `arguments` in order.
     ///
     /// ```swift
-    /// let predicate = try Predicate(format: "unique == %@ AND (tags.@count > %d OR title BEGINSWITH[cd] 'a')",
+    /// let predicate = try ObjectPredicate(format: "unique == %@ AND (tags.@count > %d OR title BEGINSWITH[cd] 'a')",
     ///                               "123", 2)
     /// ```
     ///
@@ -13,19 +13,19 @@ extension Predicate {
     /// `Bool`; `%f %e %g` a number (integers widen to doubles); `%s` a string. `%%` is the
     /// string `"%"`. Inside quotes nothing is substituted.
     ///
-    /// - Throws: `PredicateError` with the position of the first problem.
-    public init(format: String, _ arguments: any PredicateArgument...) throws(PredicateError) {
+    /// - Throws: `ObjectPredicateError` with the position of the first problem.
+    public init(format: String, _ arguments: any PredicateArgument...) throws(ObjectPredicateError) {
         self = try PredicateParser.parse(format, arguments: arguments.map(\.predicateValue))
     }
 
     /// Parses a Core Data format string with an array of arguments.
     ///
     /// ```swift
-    /// let predicate = try Predicate(format: "unique == %@", arguments: ["123"])
+    /// let predicate = try ObjectPredicate(format: "unique == %@", arguments: ["123"])
     /// ```
     ///
-    /// - Throws: `PredicateError` with the position of the first problem.
-    public init(format: String, arguments: [any PredicateArgument]) throws(PredicateError) {
+    /// - Throws: `ObjectPredicateError` with the position of the first problem.
+    public init(format: String, arguments: [any PredicateArgument]) throws(ObjectPredicateError) {
         self = try PredicateParser.parse(format, arguments: arguments.map(\.predicateValue))
     }
 }

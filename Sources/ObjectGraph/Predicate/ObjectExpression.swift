@@ -4,7 +4,7 @@ import Foundation
 /// collection operator such as `@count`, or a `SUBQUERY`.
 ///
 /// ```swift
-/// let count = PredicateExpression.key("tags.@count")
+/// let count = ObjectExpression.key("tags.@count")
 /// // .collectionOperator(.count, of: .keyPath(["tags"]), keyPath: [])
 /// print(count)   // tags.@count
 /// ```
@@ -12,7 +12,7 @@ import Foundation
 /// The parser produces canonical forms: `SELF.name` is `.keyPath(["name"])`, a key path
 /// after a variable is `.member(of: .variable(…), keyPath: …)`, and an aggregate of
 /// constants (`{1, 2}`) is `.constant(.array(…))`.
-public indirect enum PredicateExpression: Sendable, Hashable {
+public indirect enum ObjectExpression: Sendable, Hashable {
     /// A constant value.
     case constant(PredicateValue)
     /// A key path from the evaluated object, e.g. `place.name` is `["place", "name"]`;
@@ -21,21 +21,21 @@ public indirect enum PredicateExpression: Sendable, Hashable {
     /// `$NAME`: a variable bound by `substituting(_:)`, by the evaluator or by a `SUBQUERY`.
     case variable(String)
     /// A key path from another expression, e.g. `$t.name` inside a `SUBQUERY`.
-    case member(of: PredicateExpression, keyPath: [String])
+    case member(of: ObjectExpression, keyPath: [String])
     /// `{a, b}` with at least one non-constant element.
-    case aggregate([PredicateExpression])
+    case aggregate([ObjectExpression])
     /// `base.@count`, or `base.@sum.keyPath` (also `@avg`, `@min`, `@max`): the operator
     /// applied to the collection `base`, reading `keyPath` from each element first.
-    case collectionOperator(PredicateCollectionOperator, of: PredicateExpression, keyPath: [String])
+    case collectionOperator(PredicateCollectionOperator, of: ObjectExpression, keyPath: [String])
     /// `SUBQUERY(collection, $variable, predicate)`: the elements of `collection` for which
     /// `predicate` holds with `$variable` bound to the element; usually followed by `.@count`.
-    case subquery(collection: PredicateExpression, variable: String, predicate: Predicate)
+    case subquery(collection: ObjectExpression, variable: String, predicate: ObjectPredicate)
 
     /// `SELF`, the evaluated object.
-    public static var evaluatedObject: PredicateExpression { .keyPath([]) }
+    public static var evaluatedObject: ObjectExpression { .keyPath([]) }
 
     /// A constant from any argument value: `.value("Lisbon")`, `.value(date)`.
-    public static func value(_ value: some PredicateArgument) -> PredicateExpression {
+    public static func value(_ value: some PredicateArgument) -> ObjectExpression {
         .constant(value.predicateValue)
     }
 
@@ -43,10 +43,10 @@ public indirect enum PredicateExpression: Sendable, Hashable {
     /// `"place.name"`, `"tags.@count"`, `"items.@sum.price"`, `"SELF"`.
     ///
     /// Unlike the parser this never fails: an unknown `@operator` is kept as a plain key.
-    public static func key(_ path: String) -> PredicateExpression {
+    public static func key(_ path: String) -> ObjectExpression {
         var components = path.split(separator: ".", omittingEmptySubsequences: true).map(String.init)
         if components.first.map({ $0.uppercased() == "SELF" }) == true { components.removeFirst() }
-        var expression = PredicateExpression.keyPath([])
+        var expression = ObjectExpression.keyPath([])
         var pending: [String] = []
         var pendingOperator: PredicateCollectionOperator?
         for component in components {
@@ -62,8 +62,8 @@ public indirect enum PredicateExpression: Sendable, Hashable {
     }
 
     private static func closing(
-        _ base: PredicateExpression, _ path: [String], _ collectionOperator: PredicateCollectionOperator?
-    ) -> PredicateExpression {
+        _ base: ObjectExpression, _ path: [String], _ collectionOperator: PredicateCollectionOperator?
+    ) -> ObjectExpression {
         if let collectionOperator {
             return .collectionOperator(collectionOperator, of: base, keyPath: path)
         }
@@ -71,7 +71,7 @@ public indirect enum PredicateExpression: Sendable, Hashable {
     }
 
     /// This expression followed by more keys, in canonical form.
-    func appending(_ path: [String]) -> PredicateExpression {
+    func appending(_ path: [String]) -> ObjectExpression {
         if path.isEmpty { return self }
         switch self {
         case .keyPath(let base): return .keyPath(base + path)
@@ -102,7 +102,7 @@ public enum PredicateCollectionOperator: String, Sendable, Hashable, CaseIterabl
     public var description: String { "@" + rawValue }
 }
 
-extension PredicateExpression: CustomStringConvertible {
+extension ObjectExpression: CustomStringConvertible {
     /// The expression in canonical format syntax.
     public var description: String {
         switch self {
