@@ -1,0 +1,35 @@
+import Foundation
+
+/// How a fetch orders its results: a key path (through to-one relationships) and a direction.
+///
+/// ```swift
+/// let byDate = SortDescriptor("dateTaken", ascending: false)
+/// let byPlace = SortDescriptor("place.name", comparison: .caseInsensitive)
+/// ```
+/// The store sorts in SQL; objects with unsaved changes are sorted in memory with the same
+/// order, so both agree (NULLs first when ascending, strings by UTF-8 bytes unless told otherwise).
+public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
+    /// How strings compare.
+    public enum Comparison: String, Sendable, Hashable, CaseIterable {
+        /// By UTF-8 bytes, as SQLite's BINARY collation.
+        case binary
+        /// Folded with `[c]`'s case folding first.
+        case caseInsensitive
+        /// Case- and diacritic-insensitive, digits compared as numbers (Finder-like order).
+        case localized
+    }
+
+    public var keyPath: String
+    public var ascending: Bool
+    public var comparison: Comparison
+
+    public init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+        self.comparison = comparison
+    }
+
+    public var description: String {
+        "\(keyPath) \(ascending ? "ascending" : "descending")\(comparison == .binary ? "" : " (\(comparison.rawValue))")"
+    }
+}
