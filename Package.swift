@@ -28,7 +28,7 @@ let package = Package(
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport"]),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "TestSupport"]),
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
-                    resources: []),
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
