@@ -72,7 +72,7 @@ public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     public var description: String {
-        let formatName = format.map { " \($0)" } ?? ""
+        let formatName = format.map { " \($0)" } ?? " input"
         let place = position.map { " at \($0)" } ?? ""
         let tail = detail.isEmpty ? "" : ": \(detail)"
         switch kind {

@@ -114,8 +114,15 @@ public enum FlickrFeedReader {
             case .needMore:
                 if try !input.fill() {
                     if input.reachedEnd {
-                        throw FeedError(.truncated, at: .byteOffset(input.offsetOfStart + input.window.count),
-                                        "the input is empty")
+                        let window = input.window
+                        let blank = window.allSatisfy { FlickrNames.isASCIIWhitespace($0) }
+                            || (window.starts(with: [0xEF, 0xBB, 0xBF])
+                                && window.dropFirst(3).allSatisfy { FlickrNames.isASCIIWhitespace($0) })
+                        if blank {
+                            throw FeedError(.truncated, at: .byteOffset(window.count), "the input is empty")
+                        }
+                        throw FeedError(.malformed, at: .byteOffset(0),
+                                        "not a Flickr feed: expected XML, JSON or JSONP")
                     }
                     throw FeedError(.malformed, at: .byteOffset(0), "not a Flickr feed: no content in the first \(FeedInput.chunkSize) bytes")
                 }

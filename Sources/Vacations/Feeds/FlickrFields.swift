@@ -121,7 +121,8 @@ struct PhotoRecord {
         case .datePosted: datePosted = FlickrDates.unixDate(bytes)
         case .latitude: latitude = FlickrDates.double(bytes)
         case .longitude: longitude = FlickrDates.double(bytes)
-        case .accuracy: accuracy = FlickrDates.double(bytes).map { Int($0) }
+        // Through `Double` because some feeds write "16.0"; bounded so `Int(_:)` cannot trap.
+        case .accuracy: accuracy = FlickrDates.double(bytes).flatMap { $0.magnitude < 1e9 ? Int($0) : nil }
         case .tags: appendTagTokens(bytes)
         case .tag: if let tag = nonEmpty(bytes) { tags.append(tag) }
         case .media: media = nonEmpty(bytes)

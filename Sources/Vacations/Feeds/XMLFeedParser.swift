@@ -53,6 +53,7 @@ struct XMLFeedParser {
 
     /// Reads a whole XML feed, delivering records to `sink`.
     static func parse(_ input: FeedInput, into sink: inout FeedSink) throws -> FeedContent {
+        _ = libxml2Initialized
         let context = XMLInputContext(input: input)
         return try withExtendedLifetime(context) {
             let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue
@@ -332,6 +333,10 @@ struct XMLFeedParser {
         return FeedError(.malformed, format: .xml, at: at, message.message)
     }
 }
+
+/// libxml2 wants `xmlInitParser` called once before readers run on several threads;
+/// a global is initialised once, on first use, whatever the thread.
+private let libxml2Initialized: Void = xmlInitParser()
 
 /// libxml2's input callback: copies the next bytes of the feed, after the UTF-8 check (in
 /// `FeedInput`) and the DOCTYPE check. Returns -1 to make libxml2 stop.
