@@ -119,7 +119,7 @@ struct XMLFeedParser {
         if failed {
             if name == "err" {
                 let code = attribute("code").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-                let message = attribute("msg") ?? attribute("message") ?? ""
+                let message = attribute("msg") ?? attribute("message") ?? "Flickr gave no message"
                 throw FeedError(.flickrFailure(code: code, message: message), format: .xml, at: position)
             }
             return try skipElement()
