@@ -29,7 +29,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "TestSupport"]),
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
-                    resources: []),
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,144 @@
+import Foundation
+
+/// One photo (or video) as a Flickr feed describes it, before any domain rule is applied.
+///
+/// The reader fills what the record has and leaves the rest `nil`; an empty string in the
+/// feed counts as missing. Tags are the raw tokens: ``FlickrNames/tags(_:excluding:)``
+/// turns them into tag names.
+///
+/// ```swift
+/// try FlickrFeedReader.read(contentsOf: url, photo: { photo in
+///     print(photo.id, photo.title ?? "Unknown")
+/// })
+/// ```
+public struct FlickrPhoto: Sendable, Equatable {
+    /// The Flickr id as a canonical decimal string: digits only, no leading zeros.
+    public var id: String
+    public var title: String?
+    /// The description (`description` extra, or getInfo's `description._content`).
+    public var description: String?
+    /// The owner's NSID, such as `67131352@N04`.
+    public var owner: String?
+    public var ownerName: String?
+    /// When the photo was taken; Flickr gives a wall-clock time, read here as UTC.
+    public var dateTaken: Date?
+    public var dateUploaded: Date?
+    /// `nil` when the feed has no geo data (Flickr writes 0,0 with accuracy 0 for that).
+    public var latitude: Double?
+    public var longitude: Double?
+    public var imageURL: String?
+    public var thumbnailURL: String?
+    /// `photo` or `video`.
+    public var media: String?
+    /// Raw tag tokens in feed order, machine tags included.
+    public var tags: [String]
+    public var placeID: String?
+    public var woeid: String?
+    /// `derived_place`, or for a getInfo photo its location as "locality, region, country".
+    public var derivedPlace: String?
+
+    public init(
+        id: String, title: String? = nil, description: String? = nil, owner: String? = nil,
+        ownerName: String? = nil, dateTaken: Date? = nil, dateUploaded: Date? = nil,
+        latitude: Double? = nil, longitude: Double? = nil, imageURL: String? = nil,
+        thumbnailURL: String? = nil, media: String? = nil, tags: [String] = [],
+        placeID: String? = nil, woeid: String? = nil, derivedPlace: String? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.description = description
+        self.owner = owner
+        self.ownerName = ownerName
+        self.dateTaken = dateTaken
+        self.dateUploaded = dateUploaded
+        self.latitude = latitude
+        self.longitude = longitude
+        self.imageURL = imageURL
+        self.thumbnailURL = thumbnailURL
+        self.media = media
+        self.tags = tags
+        self.placeID = placeID
+        self.woeid = woeid
+        self.derivedPlace = derivedPlace
+    }
+}
+
+/// One entry of a top-places list (`flickr.places.getTopPlacesList`).
+public struct FlickrPlace: Sendable, Equatable {
+    public var placeID: String?
+    public var woeid: String?
+    /// The place's name as the feed gives it, such as "New York, US, United States".
+    public var name: String
+
+    public init(placeID: String?, woeid: String?, name: String) {
+        self.placeID = placeID
+        self.woeid = woeid
+        self.name = name
+    }
+}
+
+/// A record that was skipped because it could not be used; the rest of the feed was read.
+public struct FeedProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The record's id as the feed wrote it, when it had one.
+    public var id: String?
+    public var reason: String
+
+    public init(id: String?, reason: String) {
+        self.id = id
+        self.reason = reason
+    }
+
+    public var description: String {
+        if let id { return "record \(id): \(reason)" }
+        return "record without id: \(reason)"
+    }
+}
+
+/// How a feed is written; found from its first bytes, never from the file name.
+public enum FeedFormat: String, Sendable, Equatable, CustomStringConvertible {
+    /// Flickr REST XML (`<rsp stat="ok">`).
+    case xml
+    /// `format=json&nojsoncallback=1`.
+    case json
+    /// `format=json`: JSON wrapped in a callback, `jsonFlickrApi({...})`.
+    case jsonp
+
+    public var description: String {
+        switch self {
+        case .xml: return "XML"
+        case .json: return "JSON"
+        case .jsonp: return "JSONP"
+        }
+    }
+}
+
+/// What a feed holds.
+public enum FeedContent: String, Sendable, Equatable {
+    /// A photo list: search, getRecent, interestingness, favorites, photoset.
+    case photos
+    /// One `flickr.photos.getInfo` photo.
+    case singlePhoto
+    /// A top-places list.
+    case places
+}
+
+/// What ``FlickrFeedReader`` found in a feed that it read to the end.
+public struct FeedSummary: Sendable, Equatable {
+    public var format: FeedFormat
+    public var content: FeedContent
+    /// Photos handed to the `photo` callback.
+    public var photoCount: Int
+    /// Places handed to the `place` callback.
+    public var placeCount: Int
+    /// Records that were skipped, in document order.
+    public var problems: [FeedProblem]
+
+    public init(format: FeedFormat, content: FeedContent, photoCount: Int = 0, placeCount: Int = 0,
+                problems: [FeedProblem] = []) {
+        self.format = format
+        self.content = content
+        self.photoCount = photoCount
+        self.placeCount = placeCount
+        self.problems = problems
+    }
+}
