@@ -1,0 +1,82 @@
+import Dispatch
+import Foundation
+
+/// A context confined to its own serial queue: the way to work on a background thread.
+///
+/// The context inside is reached only through `perform` and `performAndWait`, which run on the
+/// queue; results must be `Sendable`, so managed objects cannot leave it (pass `ObjectID`s).
+/// Both are re-entrant: calling `performAndWait` from inside the queue runs at once.
+///
+/// ```swift
+/// let background = container.newBackgroundContext()
+/// let id = try await background.perform { context in
+///     let tag = Tag(context: context)
+///     tag.name = "sea"
+///     try context.save()
+///     return tag.objectID
+/// }
+/// ```
+public final class QueueContext: @unchecked Sendable {
+    // The context is touched only on `queue`; `perform`/`performAndWait` are the only doors.
+    private let context: ObjectContext
+    private let queue: DispatchQueue
+    private let key = DispatchSpecificKey<ObjectIdentifier>()
+    public let name: String
+
+    /// A queue context working directly on the store.
+    public convenience init(coordinator: StoreCoordinator, name: String = "background") {
+        self.init(name: name) { ObjectContext(coordinator: coordinator, name: name) }
+    }
+
+    init(name: String, makeContext: () -> ObjectContext) {
+        self.name = name
+        queue = DispatchQueue(label: "vacations.context.\(name)")
+        context = makeContext()
+        queue.setSpecific(key: key, value: ObjectIdentifier(self))
+    }
+
+    /// True when the caller is already running on this context's queue.
+    public var isOnQueue: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
+
+    /// Runs `body` on the context's queue and waits for it.
+    public func performAndWait<T: Sendable>(_ body: (ObjectContext) throws -> T) rethrows -> T {
+        if isOnQueue { return try body(context) }
+        return try queue.sync { try body(context) }
+    }
+
+    /// Runs `body` on the context's queue without blocking the caller's thread.
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try body(self.context) })
+            }
+        }
+    }
+
+    /// A child context on its own queue whose saves go into this one.
+    public func newChildContext(name: String = "child") -> QueueContext {
+        QueueContext(name: name) { ObjectContext(source: self, name: name) }
+    }
+}
+
+/// A queue context serves its children by hopping onto its queue.
+extension QueueContext: ObjectSource {
+    var model: ObjectModel { context.model }
+    var coordinator: StoreCoordinator { context.coordinator }
+
+    func snapshot(of id: ObjectID) throws -> ObjectSnapshot? {
+        try performAndWait { try $0.snapshot(of: id) }
+    }
+
+    func snapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot] {
+        try performAndWait { try $0.snapshots(of: ids) }
+    }
+
+    func relatedIDs(of id: ObjectID, relationship: Int) throws -> [ObjectID] {
+        try performAndWait { try $0.relatedIDs(of: id, relationship: relationship) }
+    }
+
+    func commit(_ payload: CommitPayload, policy: MergePolicy) throws -> CommitOutcome {
+        try performAndWait { try $0.commit(payload, policy: policy) }
+    }
+}
