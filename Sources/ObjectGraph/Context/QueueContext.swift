@@ -76,6 +76,18 @@ extension QueueContext: ObjectSource {
         try performAndWait { try $0.relatedIDs(of: id, relationship: relationship) }
     }
 
+    func fetchSnapshots(_ plan: FetchPlan) throws -> [ObjectSnapshot] {
+        try performAndWait { try $0.fetchSnapshots(plan) }
+    }
+
+    func fetchIDs(_ plan: FetchPlan) throws -> [ObjectID] {
+        try performAndWait { try $0.fetchIDs(plan) }
+    }
+
+    func fetchCount(_ plan: FetchPlan) throws -> Int {
+        try performAndWait { try $0.fetchCount(plan) }
+    }
+
     func commit(_ payload: CommitPayload, policy: MergePolicy) throws -> CommitOutcome {
         try performAndWait { try $0.commit(payload, policy: policy) }
     }

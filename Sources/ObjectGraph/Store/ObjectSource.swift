@@ -11,6 +11,10 @@ protocol ObjectSource: AnyObject {
     func snapshots(of ids: [ObjectID]) throws -> [ObjectSnapshot]
     /// The members of a to-many relationship, by relationship index in the object's entity.
     func relatedIDs(of id: ObjectID, relationship: Int) throws -> [ObjectID]
+    /// Rows matching a fetch, with this source's unsaved changes applied.
+    func fetchSnapshots(_ plan: FetchPlan) throws -> [ObjectSnapshot]
+    func fetchIDs(_ plan: FetchPlan) throws -> [ObjectID]
+    func fetchCount(_ plan: FetchPlan) throws -> Int
     /// Applies a child's save.
     func commit(_ payload: CommitPayload, policy: MergePolicy) throws -> CommitOutcome
 }

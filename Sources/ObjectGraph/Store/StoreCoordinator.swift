@@ -122,6 +122,18 @@ extension StoreCoordinator: ObjectSource {
         return try withStore { try $0.relatedIDs(of: id, relationship: entity.relationships[relationship]) }
     }
 
+    func fetchSnapshots(_ plan: FetchPlan) throws -> [ObjectSnapshot] {
+        try withStore { try $0.fetch(plan) }
+    }
+
+    func fetchIDs(_ plan: FetchPlan) throws -> [ObjectID] {
+        try withStore { try $0.fetchIDs(plan) }
+    }
+
+    func fetchCount(_ plan: FetchPlan) throws -> Int {
+        try withStore { try $0.count(plan) }
+    }
+
     func commit(_ payload: CommitPayload, policy: MergePolicy) throws -> CommitOutcome {
         guard !isReadOnly else { throw StoreError("the store is open read-only") }
         return try withStore { try $0.commit(payload, policy: policy) }

@@ -1,0 +1,128 @@
+import Foundation
+import SQLiteDB
+
+extension ObjectContext {
+    /// The objects matching `request`, in its order: one query in the store; unsaved changes
+    /// of this context (and its parents) taken into account unless the request says not to.
+    ///
+    /// ```swift
+    /// let recent = try context.fetch(FetchRequest<Photo>(sortedBy: [SortDescriptor("dateTaken", ascending: false)], limit: 50))
+    /// ```
+    /// - Throws: `FetchRequestError` for a key path the entity lacks, `SQLiteError`.
+    public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
+        let plan = try plan(for: request)
+        let objects = try fetchObjects(plan, includesPendingChanges: request.includesPendingChanges)
+        for keyPath in request.relationshipKeyPathsForPrefetching {
+            try prefetch(keyPath: keyPath, of: objects)
+        }
+        return objects.compactMap { $0 as? T }
+    }
+
+    /// The IDs of the objects matching `request`, without loading them.
+    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID] {
+        let plan = try plan(for: request)
+        drainInbox()
+        if request.includesPendingChanges && hasPendingChanges {
+            return try fetchObjects(plan, includesPendingChanges: true).map(\.objectID)
+        }
+        return try source.fetchIDs(plan)
+    }
+
+    /// How many objects match `request`.
+    public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
+        let plan = try plan(for: request)
+        drainInbox()
+        if request.includesPendingChanges && hasPendingChanges {
+            return try fetchObjects(plan, includesPendingChanges: true).count
+        }
+        return try source.fetchCount(plan)
+    }
+
+    var hasPendingChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+
+    func plan<T: ManagedObject>(for request: FetchRequest<T>) throws -> FetchPlan {
+        let entity: Entity
+        if let name = request.entityName {
+            guard let named = model.entity(named: name) else { throw FetchRequestError(message: "the model has no entity named \(name)") }
+            entity = named
+        } else if let typed = model.entity(for: T.self) {
+            entity = typed
+        } else {
+            throw FetchRequestError(message: "\(T.self) is not an entity of this model; give the request an entity name")
+        }
+        if let variables = request.predicate?.variableNames, let first = variables.sorted().first {
+            throw FetchRequestError(message: "the predicate's variable $\(first) has no value; substitute it first")
+        }
+        try PredicateSQLCompiler.validate(predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                                          entity: entity, model: model)
+        return FetchPlan(entity: entity.number, includesSubentities: request.includesSubentities,
+                         predicate: request.predicate, sortDescriptors: request.sortDescriptors,
+                         limit: request.fetchLimit, offset: max(0, request.fetchOffset))
+    }
+
+    /// Fetches from the source and, when asked and needed, merges this context's unsaved
+    /// changes in: deleted objects leave, changed and inserted ones are judged in memory, and
+    /// the result is sorted and windowed again.
+    func fetchObjects(_ plan: FetchPlan, includesPendingChanges: Bool) throws -> [ManagedObject] {
+        drainInbox()
+        guard includesPendingChanges && hasPendingChanges else {
+            return try source.fetchSnapshots(plan).compactMap { register($0) }
+        }
+        let entity = model[plan.entity]
+        let accepts: (ManagedObject) -> Bool = { object in
+            plan.includesSubentities ? entity.includes(object.entity.number) : object.entity.number == entity.number
+        }
+        let stored = try source.fetchSnapshots(plan.unwindowed).compactMap { register($0) }
+        var seen = Set<ObjectIdentifier>()
+        var candidates: [ManagedObject] = []
+        for object in stored + Array(inserted.values) + Array(updated.values)
+        where accepts(object) && !object.isDeleted && seen.insert(ObjectIdentifier(object)).inserted {
+            candidates.append(object)
+        }
+        if let predicate = plan.predicate {
+            candidates = try candidates.filter { try predicate.evaluate(with: $0) }
+        }
+        candidates.sort { SortDescriptor.compare($0, $1, by: plan.sortDescriptors) }
+        let start = min(plan.offset, candidates.count)
+        let end = plan.limit.map { min(candidates.count, start + max(0, $0)) } ?? candidates.count
+        return Array(candidates[start..<end])
+    }
+
+    /// Prefetches a relationship key path, one level at a time (`place`, `tags`, `place.photos`).
+    private func prefetch(keyPath: String, of objects: [ManagedObject]) throws {
+        var level = objects
+        for name in keyPath.split(separator: ".").map(String.init) {
+            guard !level.isEmpty else { return }
+            try prefetch(name, of: level)
+            var next: [ManagedObject] = []
+            var seen = Set<ObjectIdentifier>()
+            for object in level {
+                guard let relationship = object.entity.relationship(named: name) else { continue }
+                let related = relationship.isToMany ? object.toManyObjects(index: relationship.index)
+                                                    : [object.toOneObject(index: relationship.index)].compactMap { $0 }
+                for target in related where seen.insert(ObjectIdentifier(target)).inserted { next.append(target) }
+            }
+            level = next
+        }
+    }
+
+    // MARK: Serving child contexts
+
+    func fetchSnapshots(_ plan: FetchPlan) throws -> [ObjectSnapshot] {
+        guard hasPendingChanges else { return try source.fetchSnapshots(plan) }
+        return try fetchObjects(plan, includesPendingChanges: true).map { object in
+            object.fireFaultIfNeeded()
+            return ObjectSnapshot(id: object.objectID, version: object.version, values: object.values, toOne: object.toOne)
+        }
+    }
+
+    func fetchIDs(_ plan: FetchPlan) throws -> [ObjectID] {
+        guard hasPendingChanges else { return try source.fetchIDs(plan) }
+        return try fetchObjects(plan, includesPendingChanges: true).map(\.objectID)
+    }
+
+    func fetchCount(_ plan: FetchPlan) throws -> Int {
+        guard hasPendingChanges else { return try source.fetchCount(plan) }
+        return try fetchObjects(plan, includesPendingChanges: true).count
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import SQLiteDB
+
+extension SQLiteStore {
+    /// The SQL and arguments of a fetch; `columns` is what to select.
+    private func statementText(_ plan: FetchPlan, columns: String, counting: Bool) throws -> (String, [SQLiteValue]) {
+        let entity = model[plan.entity]
+        let query = try PredicateSQLCompiler.compile(predicate: plan.predicate,
+                                                     sortDescriptors: counting ? [] : plan.sortDescriptors,
+                                                     entity: entity, model: model)
+        var sql = "SELECT \(columns) FROM \(query.from)"
+        var conditions: [String] = []
+        let numbers = plan.includesSubentities ? entity.hierarchy : [entity.number]
+        if numbers.count != model[entity.root].hierarchy.count {
+            conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
+        }
+        if let whereClause = query.whereClause { conditions.append("(\(whereClause))") }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        var arguments = query.arguments
+        if !counting {
+            sql += " ORDER BY " + (query.orderBy ?? "t0.Z_PK")
+            if plan.limit != nil || plan.offset > 0 {
+                sql += " LIMIT ? OFFSET ?"
+                arguments.append(.integer(Int64(plan.limit ?? -1)))
+                arguments.append(.integer(Int64(max(0, plan.offset))))
+            }
+        }
+        return (sql, arguments)
+    }
+
+    /// Rows matching `plan`, in its order and window.
+    func fetch(_ plan: FetchPlan) throws -> [ObjectSnapshot] {
+        let reader = reader(forTable: model[plan.entity].table)
+        let (sql, arguments) = try statementText(plan, columns: reader.selectList, counting: false)
+        let statement = try connection.cachedStatement(sql)
+        statement.bind(arguments)
+        var result: [ObjectSnapshot] = []
+        try statement.forEachRow { row in
+            if let snapshot = reader.snapshot(row) { result.append(snapshot) }
+        }
+        return result
+    }
+
+    /// IDs of the rows matching `plan`, in its order and window.
+    func fetchIDs(_ plan: FetchPlan) throws -> [ObjectID] {
+        let (sql, arguments) = try statementText(plan, columns: "t0.Z_PK, t0.Z_ENT", counting: false)
+        let statement = try connection.cachedStatement(sql)
+        statement.bind(arguments)
+        var result: [ObjectID] = []
+        try statement.forEachRow { row in
+            result.append(ObjectID(entityNumber: row.int(at: 1), primaryKey: row.int64(at: 0)))
+        }
+        return result
+    }
+
+    /// How many rows match `plan` (its window applied).
+    func count(_ plan: FetchPlan) throws -> Int {
+        let (sql, arguments) = try statementText(plan, columns: "count(*)", counting: true)
+        let total = Int(try connection.scalar(sql, arguments)?.integerValue ?? 0)
+        let afterOffset = max(0, total - max(0, plan.offset))
+        return plan.limit.map { min($0, afterOffset) } ?? afterOffset
+    }
+}
