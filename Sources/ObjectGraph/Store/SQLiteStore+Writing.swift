@@ -24,7 +24,12 @@ extension SQLiteStore {
         var mergedInserts = try settleUniqueness(&inserts, deleting: Set(payload.deletes.map(\.id)),
                                                  policy: policy, idMap: &idMap, outcome: &outcome)
         try allocateKeys(for: inserts, idMap: &idMap)
-        func final(_ id: ObjectID) -> ObjectID { idMap[id] ?? id }
+        func final(_ id: ObjectID) -> ObjectID {
+            // A new object merged into another new one maps through it to its permanent key.
+            var current = id
+            while let next = idMap[current], next != current { current = next }
+            return current
+        }
         func finalToOne(_ targets: [ObjectID?]) -> [ObjectID?] { targets.map { $0.map(final) } }
 
         for insert in inserts {
@@ -32,12 +37,11 @@ extension SQLiteStore {
             try insertRow(id: id, values: insert.values, toOne: finalToOne(insert.toOne))
             outcome.versions[id] = 1
             outcome.changeSet.inserted.insert(id)
-            if insert.id != id { outcome.changeSet.permanentIDs[insert.id] = id }
         }
+        for temporary in idMap.keys { outcome.changeSet.permanentIDs[temporary] = final(temporary) }
         // Inserts merged into existing rows by a uniqueness constraint become updates of them.
         for index in mergedInserts.indices {
             mergedInserts[index].toOne = finalToOne(mergedInserts[index].toOne)
-            outcome.changeSet.permanentIDs[mergedInserts[index].id] = final(mergedInserts[index].id)
             mergedInserts[index].id = final(mergedInserts[index].id)
         }
         updates += mergedInserts
