@@ -17,6 +17,8 @@ public final class StoreCoordinator: Sendable {
     public let isReadOnly: Bool
     private let store: Mutex<SQLiteStore>
     private let listeners = Mutex<[UUID: ChangeListener]>([:])
+    /// Change sets held back while a transaction of several saves is open.
+    private let heldBack = Mutex<[(ChangeSet, WeakInbox?)]?>(nil)
 
     /// Something that receives every committed change set.
     enum ChangeListener: Sendable {
@@ -58,6 +60,41 @@ public final class StoreCoordinator: Sendable {
         try store.withLock { try $0.setMetadata(values) }
     }
 
+    /// Runs `body` in one SQLite transaction: every save made through this coordinator while it
+    /// runs becomes a savepoint inside it, and other contexts hear of those saves only once
+    /// the transaction commits. When `body` throws, everything it saved is rolled back.
+    ///
+    /// Meant for one writer at a time (an importer saving in chunks so that memory stays flat
+    /// while a whole feed remains one transaction). Contexts that saved inside a rolled-back
+    /// transaction hold state the store no longer has: reset them.
+    ///
+    /// ```swift
+    /// try coordinator.performTransaction {
+    ///     for chunk in chunks { try importChunk(chunk, into: context); try context.save(); context.reset() }
+    /// }
+    /// ```
+    public func performTransaction<T>(_ body: () throws -> T) throws -> T {
+        try store.withLock { try $0.connection.execute("BEGIN IMMEDIATE TRANSACTION") }
+        heldBack.withLock { $0 = [] }
+        let result: T
+        do {
+            result = try body()
+            try store.withLock { try $0.connection.execute("COMMIT TRANSACTION") }
+        } catch {
+            try? store.withLock { store in
+                if !store.connection.isAutocommit { try store.connection.execute("ROLLBACK TRANSACTION") }
+            }
+            heldBack.withLock { $0 = nil }
+            throw error
+        }
+        let released = heldBack.withLock { held in
+            defer { held = nil }
+            return held ?? []
+        }
+        for (changeSet, origin) in released { deliver(changeSet, from: origin?.inbox) }
+        return result
+    }
+
     // MARK: Change broadcasting
 
     /// Every committed save, as an asynchronous sequence of change sets.
@@ -87,6 +124,15 @@ public final class StoreCoordinator: Sendable {
 
     /// Hands a committed change set to every listener except the inbox of the context that made it.
     func broadcast(_ changeSet: ChangeSet, from origin: ChangeInbox?) {
+        let isHeld = heldBack.withLock { held -> Bool in
+            guard held != nil else { return false }
+            held?.append((changeSet, origin.map(WeakInbox.init)))
+            return true
+        }
+        if !isHeld { deliver(changeSet, from: origin) }
+    }
+
+    private func deliver(_ changeSet: ChangeSet, from origin: ChangeInbox?) {
         let current = listeners.withLock { listeners in
             listeners = listeners.filter { _, listener in
                 if case .inbox(let weak) = listener { return weak.inbox != nil }

@@ -1,0 +1,60 @@
+import Foundation
+import ObjectGraph
+import SQLiteDB
+
+/// Verifies a vacation's store: SQLite's own integrity check, then DESIGN §4's invariants —
+/// every tag's count equals its linked photos, no tag or place without photos, no id, tag or
+/// place name twice, no relationship row pointing at nothing.
+///
+/// ```swift
+/// let problems = try VacationCheck.problems(in: coordinator)   // [] when sound
+/// ```
+public enum VacationCheck {
+    public static func problems(in coordinator: StoreCoordinator) throws -> [String] {
+        try coordinator.withConnection { connection in try problems(on: connection, model: coordinator.model) }
+    }
+
+    /// The same checks on a connection to a vacation store (for read-only use).
+    public static func problems(on connection: Connection, model: ObjectModel = VacationModel.model) throws -> [String] {
+        var problems: [String] = []
+        let integrity = try connection.integrityCheck()
+        if integrity != ["ok"] { problems += integrity.map { "SQLite integrity check: \($0)" } }
+        guard let photo = model.entity(named: "Photo"), let tag = model.entity(named: "Tag"),
+              let place = model.entity(named: "Place"),
+              case .joinTable(let links, let photoColumn, let tagColumn)? = photo.relationship(named: "tags")?.storage,
+              case .foreignKey(let placeColumn, _)? = photo.relationship(named: "place")?.storage,
+              let unique = photo.attribute(named: "unique")?.column,
+              let tagName = tag.attribute(named: "name")?.column, let tagCount = tag.attribute(named: "count")?.column,
+              let placeName = place.attribute(named: "name")?.column else {
+            return problems + ["the store is not a vacation: its model lacks Photo, Tag or Place"]
+        }
+        let photos = photo.table, tags = tag.table, places = place.table
+        let queries: [(String, (Statement) -> String)] = [
+            ("SELECT t.\(tagName), t.\(tagCount), (SELECT count(*) FROM \(links) j WHERE j.\(tagColumn) = t.Z_PK) AS linked "
+             + "FROM \(tags) t WHERE coalesce(t.\(tagCount), -1) != (SELECT count(*) FROM \(links) j WHERE j.\(tagColumn) = t.Z_PK) ORDER BY 1",
+             { "tag '\($0.string(at: 0) ?? "")' has count \($0.isNull(at: 1) ? "NULL" : String($0.int64(at: 1))) but \($0.int64(at: 2)) linked photos" }),
+            ("SELECT t.\(tagName) FROM \(tags) t WHERE NOT EXISTS (SELECT 1 FROM \(links) j WHERE j.\(tagColumn) = t.Z_PK) ORDER BY 1",
+             { "tag '\($0.string(at: 0) ?? "")' has no photos" }),
+            ("SELECT p.\(placeName) FROM \(places) p WHERE NOT EXISTS (SELECT 1 FROM \(photos) f WHERE f.\(placeColumn) = p.Z_PK) ORDER BY 1",
+             { "place '\($0.string(at: 0) ?? "")' has no photos" }),
+            ("SELECT \(unique), count(*) FROM \(photos) GROUP BY \(unique) HAVING count(*) > 1 ORDER BY 1",
+             { "photo id \($0.string(at: 0) ?? "NULL") appears \($0.int64(at: 1)) times" }),
+            ("SELECT \(tagName), count(*) FROM \(tags) GROUP BY \(tagName) HAVING count(*) > 1 ORDER BY 1",
+             { "tag '\($0.string(at: 0) ?? "")' appears \($0.int64(at: 1)) times" }),
+            ("SELECT \(placeName), count(*) FROM \(places) GROUP BY \(placeName) HAVING count(*) > 1 ORDER BY 1",
+             { "place '\($0.string(at: 0) ?? "")' appears \($0.int64(at: 1)) times" }),
+            ("SELECT count(*) FROM \(photos) WHERE \(unique) IS NULL OR \(unique) = '' HAVING count(*) > 0",
+             { "\($0.int64(at: 0)) photos have no id" }),
+            ("SELECT j.\(photoColumn), j.\(tagColumn) FROM \(links) j WHERE NOT EXISTS (SELECT 1 FROM \(photos) f WHERE f.Z_PK = j.\(photoColumn)) "
+             + "OR NOT EXISTS (SELECT 1 FROM \(tags) t WHERE t.Z_PK = j.\(tagColumn)) ORDER BY 1, 2",
+             { "a tag link joins photo key \($0.int64(at: 0)) and tag key \($0.int64(at: 1)), one of which does not exist" }),
+            ("SELECT f.\(unique), f.\(placeColumn) FROM \(photos) f WHERE f.\(placeColumn) IS NOT NULL "
+             + "AND NOT EXISTS (SELECT 1 FROM \(places) p WHERE p.Z_PK = f.\(placeColumn)) ORDER BY 1",
+             { "photo \($0.string(at: 0) ?? "") points to place key \($0.int64(at: 1)), which does not exist" }),
+        ]
+        for (sql, describe) in queries {
+            problems += try connection.rows(sql) { describe($0) }
+        }
+        return problems
+    }
+}
