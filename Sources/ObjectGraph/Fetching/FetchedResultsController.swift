@@ -1,0 +1,247 @@
+import Foundation
+
+/// A position in sectioned results: a section and an item within it.
+public struct ResultsIndexPath: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var section: Int
+    public var item: Int
+
+    public init(item: Int, section: Int) {
+        self.section = section
+        self.item = item
+    }
+
+    public static func < (lhs: ResultsIndexPath, rhs: ResultsIndexPath) -> Bool {
+        (lhs.section, lhs.item) < (rhs.section, rhs.item)
+    }
+
+    public var description: String { "[\(section), \(item)]" }
+}
+
+/// What changed in a controller's results, in the order a table view applies a batch update:
+/// updates and deletes name positions in the old results; inserts name positions in the new
+/// ones; a move goes from an old position to a new one.
+///
+/// To apply: delete rows and sections (old positions, highest first), insert sections and rows
+/// (new positions, lowest first), place moves at their new positions, then reload updated rows.
+public struct ResultsChanges: Sendable, Equatable {
+    public var deletedSections: [Int] = []
+    public var insertedSections: [Int] = []
+    public var deletedItems: [ResultsIndexPath] = []
+    public var insertedItems: [ResultsIndexPath] = []
+    public var movedItems: [(from: ResultsIndexPath, to: ResultsIndexPath)] = []
+    public var updatedItems: [ResultsIndexPath] = []
+
+    public var isEmpty: Bool {
+        deletedSections.isEmpty && insertedSections.isEmpty && deletedItems.isEmpty && insertedItems.isEmpty
+            && movedItems.isEmpty && updatedItems.isEmpty
+    }
+
+    public static func == (lhs: ResultsChanges, rhs: ResultsChanges) -> Bool {
+        lhs.deletedSections == rhs.deletedSections && lhs.insertedSections == rhs.insertedSections
+            && lhs.deletedItems == rhs.deletedItems && lhs.insertedItems == rhs.insertedItems
+            && lhs.movedItems.map(\.from) == rhs.movedItems.map(\.from) && lhs.movedItems.map(\.to) == rhs.movedItems.map(\.to)
+            && lhs.updatedItems == rhs.updatedItems
+    }
+}
+
+/// Keeps a fetch's results, in sections, up to date with its context and reports each change
+/// by index path (Core Data's `NSFetchedResultsController`, MDMCoreData's table data source).
+///
+/// ```swift
+/// let controller = try FetchedResultsController(
+///     request: FetchRequest<Photo>(sortedBy: [SortDescriptor("place.name"), SortDescriptor("dateTaken")]),
+///     context: context, sectionKeyPath: "place.name")
+/// controller.onChange = { changes in tableView.apply(changes) }
+/// try controller.performFetch()
+/// let first = controller.object(at: ResultsIndexPath(item: 0, section: 0))
+/// ```
+/// Sections follow the first sort descriptor, which must sort by the section key path.
+/// The controller refreshes after every save, merge or rollback of its context.
+public final class FetchedResultsController<Result: ManagedObject> {
+    /// One section: the section key's value as text ("" for none) and its objects.
+    public struct Section {
+        public let name: String
+        public internal(set) var objects: [Result]
+        public var count: Int { objects.count }
+    }
+
+    public let request: FetchRequest<Result>
+    public let context: ObjectContext
+    public let sectionKeyPath: String?
+    public private(set) var sections: [Section] = []
+    /// Called with each non-empty change after the results were refreshed.
+    public var onChange: ((ResultsChanges) -> Void)?
+    private var observation: ObservationToken?
+    private var isRefreshing = false
+    private var needsRefresh = false
+
+    /// - Throws: `FetchRequestError` when sections are asked for but the first sort descriptor
+    ///   does not sort by the section key path.
+    public init(request: FetchRequest<Result>, context: ObjectContext, sectionKeyPath: String? = nil) throws {
+        if let sectionKeyPath, request.sortDescriptors.first?.keyPath != sectionKeyPath {
+            throw FetchRequestError(message: "the first sort descriptor must sort by the section key path \(sectionKeyPath)")
+        }
+        self.request = request
+        self.context = context
+        self.sectionKeyPath = sectionKeyPath
+    }
+
+    /// Runs the fetch and starts following the context.
+    public func performFetch() throws {
+        sections = try fetchSections()
+        if observation == nil {
+            observation = context.observeChanges { [weak self] changes in self?.contextDidChange(changes.changeSet) }
+        }
+    }
+
+    /// Every object, in order.
+    public var fetchedObjects: [Result] { sections.flatMap(\.objects) }
+
+    public func object(at indexPath: ResultsIndexPath) -> Result {
+        sections[indexPath.section].objects[indexPath.item]
+    }
+
+    public func indexPath(for object: Result) -> ResultsIndexPath? {
+        for (sectionIndex, section) in sections.enumerated() {
+            if let item = section.objects.firstIndex(where: { $0 === object }) {
+                return ResultsIndexPath(item: item, section: sectionIndex)
+            }
+        }
+        return nil
+    }
+
+    public var sectionNames: [String] { sections.map(\.name) }
+
+    // MARK: Following the context
+
+    private var pendingUpdates = Set<ObjectID>()
+
+    private func contextDidChange(_ changeSet: ChangeSet) {
+        pendingUpdates.formUnion(changeSet.updated)
+        guard !isRefreshing else {
+            needsRefresh = true
+            return
+        }
+        isRefreshing = true
+        defer { isRefreshing = false }
+        repeat {
+            needsRefresh = false
+            let old = sections
+            guard let new = try? fetchSections() else { return }
+            let updated = Set(old.flatMap(\.objects).filter { pendingUpdates.contains($0.objectID) }.map(ObjectIdentifier.init))
+            pendingUpdates.removeAll()
+            let changes = Self.changes(from: old, to: new, updated: updated)
+            sections = new
+            if !changes.isEmpty { onChange?(changes) }
+        } while needsRefresh
+    }
+
+    private func fetchSections() throws -> [Section] {
+        let objects = try context.fetch(request)
+        guard let sectionKeyPath else { return [Section(name: "", objects: objects)] }
+        var result: [Section] = []
+        for object in objects {
+            let name = Self.sectionName(of: object, keyPath: sectionKeyPath)
+            if result.last?.name == name {
+                result[result.count - 1].objects.append(object)
+            } else {
+                result.append(Section(name: name, objects: [object]))
+            }
+        }
+        return result
+    }
+
+    static func sectionName(of object: ManagedObject, keyPath: String) -> String {
+        var current: ManagedObject? = object
+        let parts = keyPath.split(separator: ".").map(String.init)
+        for (index, part) in parts.enumerated() {
+            guard let node = current else { return "" }
+            if index == parts.count - 1 {
+                guard let value = try? node.storedValue(forKey: part) else { return "" }
+                switch value {
+                case .null: return ""
+                case .text(let text): return text
+                case .integer(let integer): return String(integer)
+                case .real(let real): return String(real)
+                case .blob(let data): return data.base64EncodedString()
+                }
+            }
+            current = try? node.object(forKey: part)
+        }
+        return ""
+    }
+
+    // MARK: Diffing
+
+    /// The changes that turn `old` into `new`. Rows that keep their section and their order
+    /// relative to each other stay (the longest such run); every other common row moves.
+    static func changes(from old: [Section], to new: [Section], updated: Set<ObjectIdentifier>) -> ResultsChanges {
+        var changes = ResultsChanges()
+        let oldNames = old.map(\.name), newNames = new.map(\.name)
+        let newNameSet = Set(newNames), oldNameSet = Set(oldNames)
+        changes.deletedSections = oldNames.indices.filter { !newNameSet.contains(oldNames[$0]) }
+        changes.insertedSections = newNames.indices.filter { !oldNameSet.contains(newNames[$0]) }
+
+        var oldPositions: [ObjectIdentifier: ResultsIndexPath] = [:]
+        var oldOrder: [ObjectIdentifier: Int] = [:]
+        var counter = 0
+        for (sectionIndex, section) in old.enumerated() {
+            for (item, object) in section.objects.enumerated() {
+                oldPositions[ObjectIdentifier(object)] = ResultsIndexPath(item: item, section: sectionIndex)
+                oldOrder[ObjectIdentifier(object)] = counter
+                counter += 1
+            }
+        }
+        var newPositions: [ObjectIdentifier: ResultsIndexPath] = [:]
+        var common: [(ObjectIdentifier, Int)] = []
+        for (sectionIndex, section) in new.enumerated() {
+            for (item, object) in section.objects.enumerated() {
+                let key = ObjectIdentifier(object)
+                newPositions[key] = ResultsIndexPath(item: item, section: sectionIndex)
+                if let from = oldPositions[key], old[from.section].name == section.name, let order = oldOrder[key] {
+                    common.append((key, order))
+                }
+            }
+        }
+        let staying = Set(longestIncreasingRun(common.map(\.1)).map { common[$0].0 })
+        for (key, from) in oldPositions {
+            guard let to = newPositions[key] else {
+                changes.deletedItems.append(from)
+                continue
+            }
+            if staying.contains(key) {
+                if updated.contains(key) { changes.updatedItems.append(from) }
+            } else {
+                changes.movedItems.append((from, to))
+            }
+        }
+        for (key, to) in newPositions where oldPositions[key] == nil { changes.insertedItems.append(to) }
+        changes.deletedItems.sort(by: >)
+        changes.insertedItems.sort()
+        changes.movedItems.sort { $0.to < $1.to }
+        changes.updatedItems.sort()
+        return changes
+    }
+
+    /// Indices of one longest strictly increasing subsequence of `values`.
+    static func longestIncreasingRun(_ values: [Int]) -> [Int] {
+        var tails: [Int] = []
+        var previous = Array(repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var result: [Int] = []
+        var current = tails.last ?? -1
+        while current >= 0 {
+            result.append(current)
+            current = previous[current]
+        }
+        return result.reversed()
+    }
+}
