@@ -1,0 +1,127 @@
+import Foundation
+
+/// A JSON value whose object keys keep the order they were given in, so that output is
+/// stable and reads in the order the CLI contract lists the keys.
+///
+/// ```swift
+/// let value: JSONValue = .object([("name", .string("sea")), ("count", .number(3))])
+/// print(value.rendered())   // {"name": "sea", "count": 3}
+/// ```
+public indirect enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.number(let a), .number(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a.map(\.0) == b.map(\.0) && a.map(\.1) == b.map(\.1)
+        default: false
+        }
+    }
+
+    /// A string, or null.
+    public static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+
+    /// A number, or null; integral values print without a fraction.
+    public static func number(_ value: Double?) -> JSONValue {
+        guard let value, value.isFinite else { return .null }
+        return .number(value)
+    }
+
+    /// An ISO 8601 UTC timestamp (`2023-04-01T10:15:00Z`), or null.
+    public static func date(_ value: Date?) -> JSONValue {
+        value.map { .string(JSONValue.formatDate($0)) } ?? .null
+    }
+
+    static func formatDate(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
+        let milliseconds = (parts.nanosecond ?? 0) / 1_000_000
+        let base = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                          parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        return milliseconds == 0 ? base + "Z" : base + String(format: ".%03dZ", milliseconds)
+    }
+
+    /// The value as JSON text: pretty-printed with two-space indents when `pretty`.
+    public func rendered(pretty: Bool = true) -> String {
+        var output = ""
+        write(to: &output, indent: pretty ? 0 : nil)
+        return output
+    }
+
+    private func write(to output: inout String, indent: Int?) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .integer(let value): output += String(value)
+        case .number(let value):
+            if value == value.rounded(.towardZero), abs(value) < 1e15 {
+                output += String(Int64(value))
+            } else {
+                output += "\(value)"
+            }
+        case .string(let value): JSONValue.writeString(value, to: &output)
+        case .array(let values):
+            guard !values.isEmpty else {
+                output += "[]"
+                return
+            }
+            output += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { output += "," }
+                newline(&output, indent.map { $0 + 1 })
+                value.write(to: &output, indent: indent.map { $0 + 1 })
+            }
+            newline(&output, indent)
+            output += "]"
+        case .object(let members):
+            guard !members.isEmpty else {
+                output += "{}"
+                return
+            }
+            output += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { output += "," }
+                newline(&output, indent.map { $0 + 1 })
+                JSONValue.writeString(key, to: &output)
+                output += indent == nil ? ":" : ": "
+                value.write(to: &output, indent: indent.map { $0 + 1 })
+            }
+            newline(&output, indent)
+            output += "}"
+        }
+    }
+
+    private func newline(_ output: inout String, _ indent: Int?) {
+        guard let indent else { return }
+        output += "\n" + String(repeating: "  ", count: indent)
+    }
+
+    private static func writeString(_ value: String, to output: inout String) {
+        output += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case let control where control.value < 0x20 || control.value == 0x7F || (0x2028...0x2029).contains(control.value):
+                output += String(format: "\\u%04x", control.value)
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}
