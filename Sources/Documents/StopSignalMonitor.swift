@@ -91,9 +91,15 @@ public final class StopSignalMonitor: Sendable {
         if isFirst { terminate(signalNumber) }
     }
 
-    /// Ends the process as `signal` does by default, so that the parent sees it (128 + n).
+    /// Ends the process as `signal` does by default, so that the parent sees it killed by that
+    /// signal (a shell shows 128 + n).
     public static let terminateProcess: Terminate = { signalNumber in
         signal(signalNumber, SIG_DFL)
+        // The calling thread may block the signal (threads inherit masks): unblock it here.
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        sigaddset(&mask, signalNumber)
+        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
         raise(signalNumber)
         _exit(128 + signalNumber)
     }

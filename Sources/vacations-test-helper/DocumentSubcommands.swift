@@ -18,13 +18,14 @@ enum DocumentSubcommands {
         return 0
     }
 
-    /// Tries to open a document for writing, waiting up to `--wait SECONDS`: says
-    /// `opened after <milliseconds>` and exits 0, or says the error and exits 75 when busy
-    /// (the CLI's code), 1 otherwise.
+    /// Says `trying`, then tries to open a document for writing, waiting up to `--wait SECONDS`:
+    /// says `opened after <milliseconds> ms` and exits 0, or says the error and exits 75 when
+    /// busy (the CLI's code), 1 otherwise.
     static let open = HelperSubcommand(name: "open", usage: "LIBRARY NAME [--wait SECONDS]") { arguments in
         let library = try makeLibrary(arguments, handlesStopSignals: false)
         let wait = Duration.milliseconds(Int(try arguments.number("wait", default: 10) * 1000))
         let name = try arguments.positional(1, "NAME")
+        HelperOutput.say("trying")
         let start = ContinuousClock.now
         do {
             let document = try library.open(named: name, wait: wait)
@@ -47,7 +48,7 @@ enum DocumentSubcommands {
         let document = try library.openOrCreate(named: try arguments.positional(1, "NAME"), wait: .seconds(5))
         let context = try document.newRootContext()
         let size = Int(try arguments.number("size", default: 50))
-        let batches = Int(try arguments.number("batches", default: Double(Int.max)))
+        let batches = arguments.options["batches"].flatMap { Int($0) } ?? Int.max
         let counter = Counter(context: context)
         counter.name = "batches"
         for batch in 1...max(1, batches) {
