@@ -69,6 +69,16 @@ public struct DocumentBundle: Sendable, Equatable {
         }
     }
 
+    /// Refuses a bundle path where something already is: `alreadyExists`, or `unsafePath` for
+    /// a symbolic link.
+    func checkAbsent(subject: DocumentError.Subject) throws(DocumentError) {
+        switch FileSystem.kind(at: path) {
+        case nil: return
+        case .symbolicLink: throw DocumentError(.unsafePath(reason: "its bundle is a symbolic link"), subject)
+        default: throw DocumentError(.alreadyExists, subject)
+        }
+    }
+
     private func relative(_ entry: String) -> String {
         entry.hasPrefix(path + "/") ? String(entry.dropFirst(path.count + 1)) : entry
     }

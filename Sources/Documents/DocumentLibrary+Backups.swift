@@ -107,12 +107,10 @@ extension DocumentLibrary {
         let subject = DocumentError.Subject.document(target.name.rawValue)
         try backup.bundle.checkStructure(subject: .backup(backup.name))
         try checkInside(target.bundle.path, subject: subject)
-        let exists: Bool
-        switch FileSystem.kind(at: target.bundle.path) {
-        case nil: exists = false
-        case .symbolicLink: throw DocumentError(.unsafePath(reason: "its bundle is a symbolic link"), subject)
-        default:
-            guard replacing else { throw DocumentError(.alreadyExists, subject) }
+        var exists = false
+        do {
+            try target.bundle.checkAbsent(subject: subject)
+        } catch where error.kind == .alreadyExists && replacing {
             exists = true
         }
         StagingFolder.removeAbandoned(in: root)
@@ -127,14 +125,13 @@ extension DocumentLibrary {
                 try FileSystem.exchange(staging, target.bundle.path)
             } else {
                 try FileSystem.renameWithoutReplacing(staging, to: target.bundle.path, subject: subject)
-                return target.name.rawValue
             }
         } catch {
             try? FileSystem.removeTree(staging)
             throw error
         }
-        // The staging name now holds the original; it is out of sight, so remove it at leisure.
-        try? FileSystem.removeTree(staging)
+        // After an exchange the staging name holds the original, out of sight: remove it.
+        if exists { try? FileSystem.removeTree(staging) }
         return target.name.rawValue
     }
 

@@ -161,7 +161,7 @@ public struct DocumentLibrary: Sendable {
         let target = try locate(newName)
         guard source.bundle.path != target.bundle.path else { return }
         let subject = DocumentError.Subject.document(source.name.rawValue)
-        try checkNothing(at: target.bundle.path, subject: .document(target.name.rawValue))
+        try target.bundle.checkAbsent(subject: .document(target.name.rawValue))
         try checkInside(target.bundle.path, subject: .document(target.name.rawValue))
         let lock = try DocumentLock.acquire(source.bundle.path, subject: subject, wait: wait)
         defer { lock.release() }
@@ -186,7 +186,7 @@ public struct DocumentLibrary: Sendable {
         let target = try locate(newName)
         let targetSubject = DocumentError.Subject.document(target.name.rawValue)
         try source.bundle.checkStructure(subject: .document(source.name.rawValue))
-        try checkNothing(at: target.bundle.path, subject: targetSubject)
+        try target.bundle.checkAbsent(subject: targetSubject)
         try checkInside(target.bundle.path, subject: targetSubject)
         StagingFolder.removeAbandoned(in: root)
         let (staging, lock) = try StagingFolder.creating.make(in: root, subject: targetSubject) { folder throws(DocumentError) in
@@ -223,14 +223,5 @@ public struct DocumentLibrary: Sendable {
         }
         // What cannot be removed now is hidden, and removed as abandoned later.
         try? FileSystem.removeTree(doomed)
-    }
-
-    /// Refuses a path where something (or a symbolic link) already is.
-    func checkNothing(at path: String, subject: DocumentError.Subject) throws(DocumentError) {
-        switch FileSystem.kind(at: path) {
-        case nil: return
-        case .symbolicLink: throw DocumentError(.unsafePath(reason: "its bundle is a symbolic link"), subject)
-        default: throw DocumentError(.alreadyExists, subject)
-        }
     }
 }

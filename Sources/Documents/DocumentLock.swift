@@ -79,6 +79,7 @@ final class DocumentLock: Sendable {
             // good only if the path still names the folder we locked.
             guard FileSystem.identity(at: path) == identity else {
                 close(descriptor)
+                guard ContinuousClock.now < deadline else { throw DocumentError(.busy(waited: wait), subject) }
                 continue
             }
             let registered = inProcess.withLock { table -> Bool in

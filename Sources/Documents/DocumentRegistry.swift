@@ -31,7 +31,7 @@ final class DocumentRegistry {
 
     func didOpen(_ document: ManagedDocument) {
         open[ObjectIdentifier(document)] = document
-        if document.configuration.handlesStopSignals && stopMonitor == nil {
+        if Self.needsStopHandling(document) && stopMonitor == nil {
             let monitor = StopSignalMonitor { _ in
                 for error in DocumentRegistry.shared.closeAll() {
                     FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
@@ -44,11 +44,16 @@ final class DocumentRegistry {
 
     func didClose(_ document: ManagedDocument) {
         open[ObjectIdentifier(document)] = nil
-        if !open.values.contains(where: \.configuration.handlesStopSignals) {
+        if !open.values.contains(where: Self.needsStopHandling) {
             // Give the signals back their usual meaning once no document needs them.
             stopMonitor?.cancel()
             stopMonitor = nil
         }
+    }
+
+    /// Only a document open for writing has anything to save when the process stops.
+    private static func needsStopHandling(_ document: ManagedDocument) -> Bool {
+        document.configuration.handlesStopSignals && document.state != .closed && !document.state.contains(.editingDisabled)
     }
 
     /// Saves and closes every open document; returns the errors of those that could not be.

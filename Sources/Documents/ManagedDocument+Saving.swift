@@ -114,15 +114,12 @@ extension ManagedDocument {
         guard FileSystem.kind(at: parent) == .directory else {
             throw DocumentError(.io(operation: "create", detail: "the folder \(parent) does not exist"), subject)
         }
-        switch FileSystem.kind(at: bundle.path) {
-        case nil: break
-        case .symbolicLink: throw DocumentError(.unsafePath(reason: "its bundle is a symbolic link"), subject)
-        default: throw DocumentError(.alreadyExists, subject)
-        }
-        let metadata = DocumentMetadata(modelVersion: model.versionIdentifier, created: Date(), modified: Date(),
-                                        appVersion: configuration.appVersion)
+        try bundle.checkAbsent(subject: subject)
+        let now = Date()
+        let initialMetadata = DocumentMetadata(modelVersion: model.versionIdentifier, created: now, modified: now,
+                                               appVersion: configuration.appVersion)
         let (staging, lock) = try StagingFolder.creating.make(in: parent, subject: subject) { folder throws(DocumentError) in
-            try DocumentBundle.populate(folder, model: model, metadata: metadata, subject: subject)
+            try DocumentBundle.populate(folder, model: model, metadata: initialMetadata, subject: subject)
         }
         do {
             try FileSystem.renameWithoutReplacing(staging, to: bundle.path, subject: subject)

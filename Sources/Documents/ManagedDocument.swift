@@ -179,13 +179,13 @@ public final class ManagedDocument {
 
     /// Closes without saving: what is unsaved is dropped.
     func tearDown() {
-        guard let session else { return }
+        guard let lock = session?.lock else { return }
         stopAutosave()
-        session.changeObservation?.cancel()
-        self.session = nil
+        session?.changeObservation?.cancel()
         // Let go of our references to the store before the lock, so that the next writer does
         // not meet our connection (contexts the caller still holds keep it open, though).
-        session.lock.release()
+        session = nil
+        lock.release()
         metadata = nil
         lastSaveError = nil
         state = .closed
