@@ -42,13 +42,15 @@ enum DocumentSubcommands {
     /// Opens a document for writing and saves batches until killed (or `--batches N` are done):
     /// each save inserts `--size` entries of batch k and sets the counter "batches" to k, in one
     /// transaction, so a consistent store has exactly size × counter entries. Says `writing`
-    /// after the first batch.
-    static let writeBatches = HelperSubcommand(name: "write-batches", usage: "LIBRARY NAME [--size N] [--batches N]") { arguments in
+    /// after the first batch. `--pause MILLISECONDS` (default 2) rests between batches, so that
+    /// the writer does not take a whole core from the tests.
+    static let writeBatches = HelperSubcommand(name: "write-batches", usage: "LIBRARY NAME [--size N] [--batches N] [--pause MS]") { arguments in
         let library = try makeLibrary(arguments, handlesStopSignals: false)
         let document = try library.openOrCreate(named: try arguments.positional(1, "NAME"), wait: .seconds(5))
         let context = try document.newRootContext()
         let size = Int(try arguments.number("size", default: 50))
         let batches = arguments.options["batches"].flatMap { Int($0) } ?? Int.max
+        let pause = UInt32(try arguments.number("pause", default: 2) * 1000)
         let counter = Counter(context: context)
         counter.name = "batches"
         for batch in 1...max(1, batches) {
@@ -60,6 +62,7 @@ enum DocumentSubcommands {
             counter.value = Int64(batch)
             try context.save()
             if batch == 1 { HelperOutput.say("writing") }
+            usleep(pause)
         }
         try document.close()
         return 0

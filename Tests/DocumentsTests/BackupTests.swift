@@ -155,7 +155,12 @@ struct BackupTests {
     func progress() throws {
         let test = try TestLibrary()
         let document = try test.library.create(named: "Big")
-        try addEntries((0..<6000).map { "entry \($0) " + String(repeating: "x", count: 200) }, to: document)
+        try document.coordinator.withConnection { connection in
+            try connection.transaction {
+                let insert = try connection.prepare("INSERT INTO ZENTRY (Z_PK, Z_ENT, Z_OPT, ZBATCH, ZTEXT) VALUES (?, 1, 1, 0, ?)")
+                for key in 1...6000 { try insert.run([.integer(Int64(key)), .text(String(repeating: "x", count: 200))]) }
+            }
+        }
         try document.close()
         var reports: [CopyProgress] = []
         let backup = try test.library.backup("Big") { reports.append($0) }
