@@ -1,0 +1,97 @@
+import Foundation
+
+/// One backup of a document: a complete document bundle (store, metadata, additional content)
+/// plus `BackupInfo.plist`, in a folder named for the moment it was taken, in UTC:
+/// `2024-05-01T12-30-05Z` (then `…Z-2`, `…Z-3` for more in the same second). The name has no
+/// spaces, colons or slashes, so it can be typed on a command line as it is listed.
+///
+/// ```swift
+/// for backup in try library.backups(of: "Paris") { print(backup.name, backup.bytes) }
+/// ```
+public struct BackupInfo: Sendable, Equatable {
+    public static let infoFileName = "BackupInfo.plist"
+
+    /// The folder's name, as commands take it.
+    public var name: String
+    public var url: URL
+    /// The document the backup belongs to.
+    public var documentName: String
+    public var created: Date
+    /// Bytes taken by the whole backup folder.
+    public var bytes: Int64
+    /// The model version of the store when the backup was taken.
+    public var modelVersion: String
+
+    /// The backup seen as a document bundle.
+    public var bundle: DocumentBundle { DocumentBundle(url: url) }
+
+    /// Backups in the order they were taken (then by name, for those of the same second).
+    static func chronologically(_ first: BackupInfo, _ second: BackupInfo) -> Bool {
+        if first.created != second.created { return first.created < second.created }
+        if first.sequence != second.sequence { return first.sequence < second.sequence }
+        return first.name < second.name
+    }
+
+    /// The `-n` suffix of a name taken in the same second as another (1 without one).
+    private var sequence: Int {
+        guard let dash = name.lastIndex(of: "-"), name[..<dash].hasSuffix("Z"),
+              let number = Int(name[name.index(after: dash)...]) else { return 1 }
+        return number
+    }
+
+    /// The name for a backup taken at `date`.
+    static func name(for date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date).replacingOccurrences(of: ":", with: "-")
+    }
+
+    /// Reads the backup in the folder `path`, or nil when it is not a backup. `owner` names the
+    /// document when the folder says which (the default backups folder does), since a document
+    /// renamed since keeps its backups.
+    static func read(at path: String, owner: String?) -> BackupInfo? {
+        let infoPath = path + "/" + infoFileName
+        guard FileSystem.kind(at: path) == .directory, FileSystem.kind(at: infoPath) == .file,
+              let data = FileManager.default.contents(atPath: infoPath),
+              let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+              let dictionary = plist as? [String: Any],
+              let recordedName = dictionary[Key.documentName] as? String,
+              let created = dictionary[Key.created] as? Date else { return nil }
+        let url = URL(fileURLWithPath: path, isDirectory: true)
+        return BackupInfo(name: url.lastPathComponent, url: url,
+                          documentName: owner ?? recordedName.precomposedStringWithCanonicalMapping,
+                          created: created, bytes: FileSystem.size(of: path),
+                          modelVersion: dictionary[Key.modelVersion] as? String ?? "")
+    }
+
+    /// Writes `BackupInfo.plist` into the backup folder `path`.
+    static func write(to path: String, documentName: String, created: Date, metadata: DocumentMetadata?) throws(DocumentError) {
+        var dictionary: [String: Any] = [
+            Key.formatVersion: DocumentMetadata.currentFormatVersion,
+            Key.documentName: documentName,
+            Key.created: created.wholeSeconds,
+            Key.integrityCheck: "ok",
+        ]
+        if let metadata {
+            dictionary[Key.modelVersion] = metadata.modelVersion
+            dictionary[Key.appVersion] = metadata.appVersion
+        }
+        let infoPath = path + "/" + infoFileName
+        do {
+            let data = try PropertyListSerialization.data(fromPropertyList: dictionary, format: .xml, options: 0)
+            try FileSystem.writeAtomically(data, to: infoPath)
+        } catch {
+            throw .wrapping(error, operation: "write", path: infoPath)
+        }
+    }
+
+    private enum Key {
+        static let formatVersion = "formatVersion"
+        static let documentName = "documentName"
+        static let created = "created"
+        static let modelVersion = "modelVersion"
+        static let appVersion = "appVersion"
+        static let integrityCheck = "integrityCheck"
+    }
+}

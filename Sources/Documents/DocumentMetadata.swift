@@ -1,0 +1,85 @@
+import Foundation
+
+/// What `DocumentMetadata.plist` records about a document: an XML property list that any
+/// plist reader (Python's `plistlib` among them) can read.
+///
+/// ```xml
+/// <dict>
+///     <key>appVersion</key>     <string>1.0</string>
+///     <key>created</key>        <date>2024-05-01T12:30:05Z</date>
+///     <key>formatVersion</key>  <integer>1</integer>
+///     <key>modelVersion</key>   <string>2</string>
+///     <key>modified</key>       <date>2024-05-02T08:00:00Z</date>
+/// </dict>
+/// ```
+/// Keys written by other tools (a `UIManagedDocument` writes its own) are kept when we rewrite
+/// the file. Dates are whole seconds, as the XML format stores them.
+public struct DocumentMetadata: Sendable, Equatable {
+    /// The bundle layout version this code writes.
+    public static let currentFormatVersion = 1
+
+    public var formatVersion: Int
+    /// The model's `versionIdentifier` the store was last opened with for writing.
+    public var modelVersion: String
+    public var created: Date
+    /// When a save last changed the store.
+    public var modified: Date
+    /// The version of the app that last wrote the document.
+    public var appVersion: String
+
+    public init(modelVersion: String, created: Date, modified: Date, appVersion: String,
+                formatVersion: Int = DocumentMetadata.currentFormatVersion) {
+        self.formatVersion = formatVersion
+        self.modelVersion = modelVersion
+        self.created = created.wholeSeconds
+        self.modified = modified.wholeSeconds
+        self.appVersion = appVersion
+    }
+
+    /// Reads the metadata at `path`; missing or foreign keys take `fallback`'s values, and a
+    /// missing or unreadable file gives `fallback` itself (bundles made elsewhere may have none).
+    static func read(from path: String, fallback: DocumentMetadata) -> DocumentMetadata {
+        guard let dictionary = readDictionary(path) else { return fallback }
+        return DocumentMetadata(
+            modelVersion: dictionary[Key.modelVersion] as? String ?? fallback.modelVersion,
+            created: dictionary[Key.created] as? Date ?? fallback.created,
+            modified: dictionary[Key.modified] as? Date ?? fallback.modified,
+            appVersion: dictionary[Key.appVersion] as? String ?? fallback.appVersion,
+            formatVersion: (dictionary[Key.formatVersion] as? NSNumber)?.intValue ?? fallback.formatVersion)
+    }
+
+    /// Writes the metadata to `path` atomically as an XML property list, keeping other keys.
+    func write(to path: String) throws(DocumentError) {
+        var dictionary = Self.readDictionary(path) ?? [:]
+        dictionary[Key.formatVersion] = formatVersion
+        dictionary[Key.modelVersion] = modelVersion
+        dictionary[Key.created] = created
+        dictionary[Key.modified] = modified
+        dictionary[Key.appVersion] = appVersion
+        let data: Data
+        do {
+            data = try PropertyListSerialization.data(fromPropertyList: dictionary, format: .xml, options: 0)
+        } catch {
+            throw .wrapping(error, operation: "encode metadata for", path: path)
+        }
+        try FileSystem.writeAtomically(data, to: path)
+    }
+
+    private static func readDictionary(_ path: String) -> [String: Any]? {
+        guard FileSystem.kind(at: path) == .file, let data = FileManager.default.contents(atPath: path) else { return nil }
+        return (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any]
+    }
+
+    enum Key {
+        static let formatVersion = "formatVersion"
+        static let modelVersion = "modelVersion"
+        static let created = "created"
+        static let modified = "modified"
+        static let appVersion = "appVersion"
+    }
+}
+
+extension Date {
+    /// This date without its fraction of a second (what an XML property list keeps).
+    var wholeSeconds: Date { Date(timeIntervalSince1970: (timeIntervalSince1970).rounded(.down)) }
+}
