@@ -79,7 +79,7 @@ struct ContextsTogetherTests {
             return kyoto.objectID
         }
         #expect(lisbon.name == "Lisbon")
-        let names = try view.fetch(FetchRequest<Place>(sortedBy: [SortDescriptor("name")])).map(\.name)
+        let names = try view.fetch(FetchRequest<Place>(sortedBy: [ObjectSortDescriptor("name")])).map(\.name)
         #expect(names == ["Kyoto", "Lisboa"])
         #expect(lisbon.name == "Lisboa")
         #expect(porto.isDeleted)

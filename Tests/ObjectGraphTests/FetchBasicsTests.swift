@@ -24,9 +24,9 @@ struct FetchBasicsTests {
         let context = store.context()
         let one = try context.fetch(FetchRequest<Photo>(predicate: "unique == %@", "3"))
         #expect(one.map(\.title) == ["Belém"])
-        let sorted = try context.fetch(FetchRequest<Photo>(sortedBy: [SortDescriptor("title")]))
+        let sorted = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("title")]))
         #expect(sorted.map(\.title) == ["Alfama", "Belém", "Cais", "Douro", "Tram 28"])
-        let window = try context.fetch(FetchRequest<Photo>(sortedBy: [SortDescriptor("dateTaken", ascending: false)], limit: 2, offset: 1))
+        let window = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("dateTaken", ascending: false)], limit: 2, offset: 1))
         #expect(window.map(\.unique) == ["4", "3"])
         #expect(try context.count(for: FetchRequest<Photo>()) == 5)
         #expect(try context.count(for: FetchRequest<Photo>(limit: 2, offset: 4)) == 1)
@@ -39,7 +39,7 @@ struct FetchBasicsTests {
         try seed(store)
         let context = store.context()
         let first = try context.fetch(FetchRequest<Photo>(predicate: "unique == %@", "1"))
-        let again = try context.fetch(FetchRequest<Photo>(sortedBy: [SortDescriptor("unique")]))
+        let again = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")]))
         #expect(first[0] === again[0])
     }
 
@@ -51,13 +51,13 @@ struct FetchBasicsTests {
         let inserted = Photo(context: context)
         inserted.unique = "6"
         inserted.title = "Alcântara"
-        let photos = try context.fetch(FetchRequest<Photo>(sortedBy: [SortDescriptor("title")]))
+        let photos = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("title")]))
         photos.first { $0.title == "Douro" }?.title = "Aveiro"
         context.delete(try #require(photos.first { $0.title == "Cais" }))
-        let request = FetchRequest<Photo>(sortedBy: [SortDescriptor("title")], limit: 3)
+        let request = FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("title")], limit: 3)
         #expect(try context.fetch(request).map(\.title) == ["Alcântara", "Alfama", "Aveiro"])
         #expect(try context.count(for: FetchRequest<Photo>()) == 5)
-        var storeOnly = FetchRequest<Photo>(sortedBy: [SortDescriptor("title")])
+        var storeOnly = FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("title")])
         storeOnly.includesPendingChanges = false
         #expect(try context.fetch(storeOnly).map(\.unique) == ["2", "3", "4", "5", "1"])
         let byTitle = try context.fetch(FetchRequest<Photo>(predicate: "title == %@", "Douro"))

@@ -6,7 +6,7 @@ extension ObjectContext {
     /// of this context (and its parents) taken into account unless the request says not to.
     ///
     /// ```swift
-    /// let recent = try context.fetch(FetchRequest<Photo>(sortedBy: [SortDescriptor("dateTaken", ascending: false)], limit: 50))
+    /// let recent = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("dateTaken", ascending: false)], limit: 50))
     /// ```
     /// - Throws: `FetchRequestError` for a key path the entity lacks, `SQLiteError`.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
@@ -82,7 +82,7 @@ extension ObjectContext {
         if let predicate = plan.predicate {
             candidates = try candidates.filter { try predicate.evaluate(with: $0) }
         }
-        candidates.sort { SortDescriptor.compare($0, $1, by: plan.sortDescriptors) }
+        candidates.sort { ObjectSortDescriptor.compare($0, $1, by: plan.sortDescriptors) }
         let start = min(plan.offset, candidates.count)
         let end = plan.limit.map { min(candidates.count, start + max(0, $0)) } ?? candidates.count
         return Array(candidates[start..<end])

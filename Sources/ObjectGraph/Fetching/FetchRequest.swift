@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// var request = try FetchRequest<Photo>(predicate: "place.name BEGINSWITH[c] %@", "lis",
-///                                       sortedBy: [SortDescriptor("dateTaken", ascending: false)])
+///                                       sortedBy: [ObjectSortDescriptor("dateTaken", ascending: false)])
 /// request.fetchLimit = 50
 /// let photos = try context.fetch(request)
 /// ```
@@ -12,7 +12,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// The entity to fetch; nil means the entity whose class is `Result`.
     public var entityName: String?
     public var predicate: ObjectPredicate?
-    public var sortDescriptors: [SortDescriptor]
+    public var sortDescriptors: [ObjectSortDescriptor]
     /// At most this many results; nil for all.
     public var fetchLimit: Int?
     public var fetchOffset: Int
@@ -23,7 +23,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// Relationships to load along with the results, each in one query (`place`, `tags`).
     public var relationshipKeyPathsForPrefetching: [String]
 
-    public init(entityName: String? = nil, predicate: ObjectPredicate? = nil, sortedBy sortDescriptors: [SortDescriptor] = [],
+    public init(entityName: String? = nil, predicate: ObjectPredicate? = nil, sortedBy sortDescriptors: [ObjectSortDescriptor] = [],
                 limit: Int? = nil, offset: Int = 0) {
         self.entityName = entityName
         self.predicate = predicate
@@ -39,7 +39,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     ///
     /// - Throws: `ObjectPredicateError` naming the position of a syntax error.
     public init(entityName: String? = nil, predicate format: String, _ arguments: any PredicateArgument...,
-                sortedBy sortDescriptors: [SortDescriptor] = [], limit: Int? = nil, offset: Int = 0) throws {
+                sortedBy sortDescriptors: [ObjectSortDescriptor] = [], limit: Int? = nil, offset: Int = 0) throws {
         self.init(entityName: entityName, predicate: try ObjectPredicate(format: format, arguments: arguments),
                   sortedBy: sortDescriptors, limit: limit, offset: offset)
     }
@@ -50,7 +50,7 @@ struct FetchPlan: Sendable {
     var entity: Int
     var includesSubentities: Bool
     var predicate: ObjectPredicate?
-    var sortDescriptors: [SortDescriptor]
+    var sortDescriptors: [ObjectSortDescriptor]
     var limit: Int?
     var offset: Int
 

@@ -49,7 +49,7 @@ public struct ResultsChanges: Sendable, Equatable {
 ///
 /// ```swift
 /// let controller = try FetchedResultsController(
-///     request: FetchRequest<Photo>(sortedBy: [SortDescriptor("place.name"), SortDescriptor("dateTaken")]),
+///     request: FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("place.name"), ObjectSortDescriptor("dateTaken")]),
 ///     context: context, sectionKeyPath: "place.name")
 /// controller.onChange = { changes in tableView.apply(changes) }
 /// try controller.performFetch()

@@ -13,7 +13,7 @@ extension ObjectContext {
     public func findFirst<T: ManagedObject>(_ type: T.Type, where format: String? = nil, _ arguments: any PredicateArgument...,
                                             sortedBy key: String? = nil, ascending: Bool = true) throws -> T? {
         let predicate = try format.map { try ObjectPredicate(format: $0, arguments: arguments) }
-        return try fetch(FetchRequest<T>(predicate: predicate, sortedBy: key.map { [SortDescriptor($0, ascending: ascending)] } ?? [],
+        return try fetch(FetchRequest<T>(predicate: predicate, sortedBy: key.map { [ObjectSortDescriptor($0, ascending: ascending)] } ?? [],
                                          limit: 1)).first
     }
 
@@ -29,7 +29,7 @@ extension ObjectContext {
     /// Every object matching the predicate, sorted by one key.
     public func findAll<T: ManagedObject>(_ type: T.Type, sortedBy key: String? = nil, ascending: Bool = true,
                                           where predicate: ObjectPredicate? = nil) throws -> [T] {
-        try fetch(FetchRequest<T>(predicate: predicate, sortedBy: key.map { [SortDescriptor($0, ascending: ascending)] } ?? []))
+        try fetch(FetchRequest<T>(predicate: predicate, sortedBy: key.map { [ObjectSortDescriptor($0, ascending: ascending)] } ?? []))
     }
 
     /// How many objects match the predicate.
@@ -50,8 +50,8 @@ extension ObjectContext {
     /// controller with one section per value of `groupKeyPath`, fetched.
     public func fetchAllGrouped<T: ManagedObject>(_ type: T.Type, by groupKeyPath: String, where predicate: ObjectPredicate? = nil,
                                                   sortedBy key: String? = nil, ascending: Bool = true) throws -> FetchedResultsController<T> {
-        var descriptors = [SortDescriptor(groupKeyPath, ascending: ascending)]
-        if let key, key != groupKeyPath { descriptors.append(SortDescriptor(key, ascending: ascending)) }
+        var descriptors = [ObjectSortDescriptor(groupKeyPath, ascending: ascending)]
+        if let key, key != groupKeyPath { descriptors.append(ObjectSortDescriptor(key, ascending: ascending)) }
         let controller = try FetchedResultsController(request: FetchRequest<T>(predicate: predicate, sortedBy: descriptors),
                                                       context: self, sectionKeyPath: groupKeyPath)
         try controller.performFetch()

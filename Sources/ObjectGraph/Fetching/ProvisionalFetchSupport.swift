@@ -3,7 +3,7 @@ import SQLiteDB
 
 // Provisional: a minimal predicate compiler, in-memory key-value access and sort comparator,
 // replaced by the full implementations (PredicateSQLCompiler, ManagedObject+PredicateEvaluation,
-// SortDescriptor+Comparison) when they land.
+// ObjectSortDescriptor+Comparison) when they land.
 
 /// A fetch request the model cannot answer: an unknown entity or key path, a wrong operator.
 public struct FetchRequestError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -19,11 +19,11 @@ struct SQLFetchQuery: Sendable, Equatable {
 }
 
 enum PredicateSQLCompiler {
-    static func validate(predicate: ObjectPredicate?, sortDescriptors: [SortDescriptor], entity: Entity, model: ObjectModel) throws {
+    static func validate(predicate: ObjectPredicate?, sortDescriptors: [ObjectSortDescriptor], entity: Entity, model: ObjectModel) throws {
         _ = try compile(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, model: model)
     }
 
-    static func compile(predicate: ObjectPredicate?, sortDescriptors: [SortDescriptor], entity: Entity, model: ObjectModel) throws -> SQLFetchQuery {
+    static func compile(predicate: ObjectPredicate?, sortDescriptors: [ObjectSortDescriptor], entity: Entity, model: ObjectModel) throws -> SQLFetchQuery {
         var arguments: [SQLiteValue] = []
         func column(_ path: [String]) throws -> (String, AttributeType) {
             guard path.count == 1, let attribute = entity.attribute(named: path[0]), let column = attribute.column else {
@@ -115,8 +115,8 @@ extension ManagedObject: PredicateKeyValueReadable {
     public var predicateObjectReference: PredicateObjectReference { PredicateObjectReference(objectID) }
 }
 
-extension SortDescriptor {
-    static func compare(_ lhs: ManagedObject, _ rhs: ManagedObject, by descriptors: [SortDescriptor]) -> Bool {
+extension ObjectSortDescriptor {
+    static func compare(_ lhs: ManagedObject, _ rhs: ManagedObject, by descriptors: [ObjectSortDescriptor]) -> Bool {
         for descriptor in descriptors {
             let left = (try? lhs.storedValue(forKey: descriptor.keyPath)) ?? .null
             let right = (try? rhs.storedValue(forKey: descriptor.keyPath)) ?? .null

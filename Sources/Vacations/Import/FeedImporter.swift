@@ -5,6 +5,8 @@ import ObjectGraph
 public enum FeedSource: Sendable, Equatable {
     case file(URL)
     case standardInput
+    /// An open handle (standard input given by the caller, a pipe); `-` in displays.
+    case handle(FileHandle)
 
     /// `-` means standard input; anything else is a path.
     public init(argument: String) {
@@ -14,7 +16,7 @@ public enum FeedSource: Sendable, Equatable {
     public var displayPath: String {
         switch self {
         case .file(let url): url.path
-        case .standardInput: "-"
+        case .standardInput, .handle: "-"
         }
     }
 }
@@ -122,6 +124,8 @@ public struct FeedImporter {
             return try FlickrFeedReader.read(contentsOf: url, photo: photo, place: place)
         case .standardInput:
             return try FlickrFeedReader.read(fileHandle: FileHandle.standardInput, photo: photo, place: place)
+        case .handle(let handle):
+            return try FlickrFeedReader.read(fileHandle: handle, photo: photo, place: place)
         }
     }
 
@@ -133,6 +137,8 @@ public struct FeedImporter {
             try FlickrFeedReader.read(contentsOf: url, photo: { _ in }, place: { places.append($0) })
         case .standardInput:
             try FlickrFeedReader.read(fileHandle: FileHandle.standardInput, photo: { _ in }, place: { places.append($0) })
+        case .handle(let handle):
+            try FlickrFeedReader.read(fileHandle: handle, photo: { _ in }, place: { places.append($0) })
         }
         for place in places { rules.learn(place) }
     }
@@ -148,6 +154,7 @@ public struct FeedImporter {
         switch source {
         case .file(let url): try FlickrFeedReader.read(contentsOf: url, photo: collect)
         case .standardInput: try FlickrFeedReader.read(fileHandle: FileHandle.standardInput, photo: collect)
+        case .handle(let handle): try FlickrFeedReader.read(fileHandle: handle, photo: collect)
         }
         return ids.compactMap { found[$0] }
     }

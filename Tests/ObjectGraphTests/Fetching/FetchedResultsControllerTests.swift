@@ -21,7 +21,7 @@ struct FetchedResultsControllerTests {
         tags(context, [("sea", 2), ("sun", 1), ("fado", 2), ("tram", 3)])
         try context.save()
         let controller = try FetchedResultsController(
-            request: FetchRequest<Tag>(sortedBy: [SortDescriptor("count"), SortDescriptor("name")]),
+            request: FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("count"), ObjectSortDescriptor("name")]),
             context: context, sectionKeyPath: "count")
         try controller.performFetch()
         #expect(controller.sectionNames == ["1", "2", "3"])
@@ -38,7 +38,7 @@ struct FetchedResultsControllerTests {
         tags(context, [("a", 1), ("b", 1), ("c", 2)])
         try context.save()
         let controller = try FetchedResultsController(
-            request: FetchRequest<Tag>(sortedBy: [SortDescriptor("count"), SortDescriptor("name")]),
+            request: FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("count"), ObjectSortDescriptor("name")]),
             context: context, sectionKeyPath: "count")
         try controller.performFetch()
         var reported: [ResultsChanges] = []
@@ -65,7 +65,7 @@ struct FetchedResultsControllerTests {
     func sectionKeyMustSort() throws {
         let store = try TestStore()
         #expect(throws: FetchRequestError.self) {
-            try FetchedResultsController(request: FetchRequest<Tag>(sortedBy: [SortDescriptor("name")]),
+            try FetchedResultsController(request: FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("name")]),
                                          context: store.context(), sectionKeyPath: "count")
         }
     }
@@ -93,7 +93,7 @@ struct FetchedResultsControllerTests {
         let store = try TestStore()
         let context = store.context()
         let controller = try FetchedResultsController(
-            request: FetchRequest<Tag>(sortedBy: [SortDescriptor("count"), SortDescriptor("name")]),
+            request: FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("count"), ObjectSortDescriptor("name")]),
             context: context, sectionKeyPath: "count")
         try controller.performFetch()
         func snapshot() -> [(String, [ObjectIdentifier])] {

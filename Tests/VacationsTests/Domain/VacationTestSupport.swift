@@ -36,7 +36,7 @@ struct VacationStore {
     func problems() throws -> [String] { try VacationCheck.problems(in: coordinator) }
 
     func photos() throws -> [Photo] {
-        try context().fetch(FetchRequest<Photo>(sortedBy: [SortDescriptor("unique")]))
+        try context().fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")]))
     }
 
     /// Tag name → count, as stored.

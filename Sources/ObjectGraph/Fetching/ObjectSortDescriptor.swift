@@ -3,12 +3,12 @@ import Foundation
 /// How a fetch orders its results: a key path (through to-one relationships) and a direction.
 ///
 /// ```swift
-/// let byDate = SortDescriptor("dateTaken", ascending: false)
-/// let byPlace = SortDescriptor("place.name", comparison: .caseInsensitive)
+/// let byDate = ObjectSortDescriptor("dateTaken", ascending: false)
+/// let byPlace = ObjectSortDescriptor("place.name", comparison: .caseInsensitive)
 /// ```
 /// The store sorts in SQL; objects with unsaved changes are sorted in memory with the same
 /// order, so both agree (NULLs first when ascending, strings by UTF-8 bytes unless told otherwise).
-public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
+public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible {
     /// How strings compare.
     public enum Comparison: String, Sendable, Hashable, CaseIterable {
         /// By UTF-8 bytes, as SQLite's BINARY collation.

@@ -1,0 +1,119 @@
+import Documents
+import Foundation
+import ObjectGraph
+
+/// The vacations of one library folder (CS193p's "VacationHelper", done properly): opens a
+/// vacation by name, falls back to the default one ("My Vacation" unless changed), creates it
+/// when missing, and hands out one document per vacation.
+///
+/// ```swift
+/// let library = try VacationLibrary(url: libraryURL)
+/// let document = try library.open(nil, access: .write)     // the default vacation
+/// ```
+@MainActor
+public final class VacationLibrary {
+    /// How a vacation is opened: reading needs no lock; writing takes the vacation's lock.
+    public enum Access: Sendable {
+        case read, write
+    }
+
+    public static let standardDefaultName = "My Vacation"
+    public static let settingsFileName = "Library.plist"
+    private static let defaultKey = "DefaultVacation"
+
+    public let documents: DocumentLibrary
+    public var url: URL { documents.url }
+    /// How long a writer waits for another process's lock.
+    public var wait: Duration
+
+    /// Opens (creating when needed) the library folder.
+    ///
+    /// - Throws: `DocumentError` when the folder cannot be made or used.
+    public init(url: URL, wait: Duration = .seconds(10),
+                configuration: ManagedDocument.Configuration = ManagedDocument.Configuration()) throws(DocumentError) {
+        let plain = try DocumentLibrary(url: url, model: VacationModel.model)
+        let stored = Self.readDefaultName(in: plain.url)
+        documents = try DocumentLibrary(url: plain.url, model: VacationModel.model,
+                                        defaultDocumentName: stored ?? Self.standardDefaultName,
+                                        documentConfiguration: configuration)
+        self.wait = wait
+    }
+
+    /// The default vacation's name.
+    public var defaultName: String { documents.defaultDocumentName }
+
+    /// The name a command works on: the one given, else the default.
+    public func resolve(_ name: String?) throws(DocumentError) -> String {
+        try DocumentName(name ?? defaultName).rawValue
+    }
+
+    public func exists(_ name: String) throws(DocumentError) -> Bool {
+        try documents.documentExists(named: name)
+    }
+
+    /// Makes sure the default vacation exists (every command does, on first use).
+    public func ensureDefaultExists() throws(DocumentError) {
+        if try !exists(defaultName) {
+            do {
+                _ = try documents.create(named: defaultName).close()
+            } catch where error.kind == .alreadyExists {
+                // Another process made it meanwhile.
+            }
+        }
+    }
+
+    /// Opens a vacation. A missing default vacation is created; a missing named one is created
+    /// when `creating` (import, visit, toggle) and is `notFound` otherwise.
+    public func open(_ name: String?, access: Access, creating: Bool = false) throws(DocumentError) -> ManagedDocument {
+        let resolved = try resolve(name)
+        if try !exists(resolved) {
+            guard creating || resolved == defaultName else { throw DocumentError(.notFound, .document(resolved)) }
+            do {
+                let document = try documents.create(named: resolved)
+                if access == .read {
+                    try document.close()
+                    return try documents.open(named: resolved, mode: .readOnly, wait: wait)
+                }
+                return document
+            } catch where error.kind == .alreadyExists {
+                // Made by another process meanwhile: open it as usual.
+            }
+        }
+        return try documents.open(named: resolved, mode: access == .read ? .readOnly : .readWrite, wait: wait)
+    }
+
+    /// Makes `name` the default vacation; it must exist.
+    public func setDefault(_ name: String) throws(DocumentError) {
+        let resolved = try resolve(name)
+        guard try exists(resolved) else { throw DocumentError(.notFound, .document(resolved)) }
+        try Self.writeDefaultName(resolved, in: url)
+    }
+
+    /// Renames a vacation; the default follows it.
+    public func rename(_ name: String, to newName: String) throws(DocumentError) {
+        let old = try resolve(name)
+        let new = try DocumentName(newName).rawValue
+        try documents.rename(old, to: new, wait: wait)
+        if old == defaultName { try Self.writeDefaultName(new, in: url) }
+    }
+
+    // MARK: Settings
+
+    private static func readDefaultName(in folder: URL) -> String? {
+        let file = folder.appendingPathComponent(settingsFileName)
+        guard let data = try? Data(contentsOf: file),
+              let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any],
+              let name = plist[defaultKey] as? String, (try? DocumentName(name)) != nil else { return nil }
+        return name
+    }
+
+    private static func writeDefaultName(_ name: String, in folder: URL) throws(DocumentError) {
+        let file = folder.appendingPathComponent(settingsFileName)
+        do {
+            let data = try PropertyListSerialization.data(fromPropertyList: [defaultKey: name], format: .xml, options: 0)
+            try data.write(to: file, options: .atomic)
+        } catch {
+            throw DocumentError(.io(operation: "write", detail: "\(error)"), .path(file.path))
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import ObjectGraph
+
+/// A question about a vacation's photos, as `vacation photos` asks it.
+public struct PhotoQuery: Sendable, Equatable {
+    /// A tag name (case-insensitive).
+    public var tag: String?
+    /// A place name (case-insensitive): the whole name, or its first part (`Lisbon` for
+    /// "Lisbon, Lisbon, Portugal").
+    public var place: String?
+    /// Any predicate of the format language, against Photo.
+    public var predicate: String?
+    /// Sort keys: `id`, `title`, `taken`/`dateTaken`, `uploaded`/`dateUploaded`, `place`, `owner`,
+    /// `visited`, `latitude`, `longitude`, `media`; the default is the date taken.
+    public var sortKeys: [String]
+    public var descending: Bool
+    public var limit: Int?
+
+    public init(tag: String? = nil, place: String? = nil, predicate: String? = nil, sortKeys: [String] = [],
+                descending: Bool = false, limit: Int? = nil) {
+        self.tag = tag
+        self.place = place
+        self.predicate = predicate
+        self.sortKeys = sortKeys
+        self.descending = descending
+        self.limit = limit
+    }
+}
+
+/// A question that cannot be asked: a predicate that does not parse or names unknown keys, an
+/// unknown sort key. Its description says what and where.
+public struct QueryError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var message: String
+    public var description: String { message }
+}
+
+/// The reads the CLI and apps make of a vacation.
+public enum VacationQueries {
+    /// Sort key → key path.
+    public static let sortKeys: [String: String] = [
+        "id": "unique", "unique": "unique", "title": "title", "taken": "dateTaken", "dateTaken": "dateTaken",
+        "date": "dateTaken", "uploaded": "dateUploaded", "dateUploaded": "dateUploaded", "place": "place.name",
+        "owner": "owner", "visited": "visited", "latitude": "latitude", "longitude": "longitude", "media": "media",
+    ]
+
+    /// The photos matching `query`, in its order.
+    ///
+    /// - Throws: `QueryError` for a predicate that does not parse (with its position) or an unknown key.
+    public static func photos(_ query: PhotoQuery, in context: ObjectContext) throws -> [Photo] {
+        var parts: [ObjectPredicate] = []
+        if let tag = query.tag {
+            parts.append(try ObjectPredicate(format: "ANY tags.name == %@", FlickrNames.foldTag(tag).precomposedStringWithCanonicalMapping))
+        }
+        if let place = query.place.flatMap(FlickrNames.placeName)?.precomposedStringWithCanonicalMapping {
+            parts.append(try ObjectPredicate(format: "place.name ==[c] %@ OR place.name BEGINSWITH[c] %@", place, place + ","))
+        }
+        if let format = query.predicate {
+            do {
+                parts.append(try ObjectPredicate(format: format))
+            } catch {
+                throw QueryError(message: "invalid predicate: \(error)")
+            }
+        }
+        var descriptors: [ObjectSortDescriptor] = []
+        for key in query.sortKeys.isEmpty ? ["taken"] : query.sortKeys {
+            guard let keyPath = sortKeys[key] else {
+                let known = sortKeys.keys.filter { !["unique", "dateTaken", "dateUploaded", "date"].contains($0) }.sorted()
+                throw QueryError(message: "unknown sort key '\(key)'; use one of \(known.joined(separator: ", "))")
+            }
+            descriptors.append(ObjectSortDescriptor(keyPath, ascending: !query.descending))
+        }
+        if !descriptors.contains(where: { $0.keyPath == "unique" }) {
+            descriptors.append(ObjectSortDescriptor("unique", ascending: !query.descending))
+        }
+        var request = FetchRequest<Photo>(predicate: parts.isEmpty ? nil : (parts.count == 1 ? parts[0] : .and(parts)),
+                                          sortedBy: descriptors, limit: query.limit)
+        request.relationshipKeyPathsForPrefetching = ["place", "tags"]
+        do {
+            return try context.fetch(request)
+        } catch let error as FetchRequestError {
+            throw QueryError(message: "invalid predicate: \(error)")
+        } catch let error as ObjectPredicateError {
+            throw QueryError(message: "invalid predicate: \(error)")
+        }
+    }
+
+    /// The photo with this Flickr id, or nil.
+    public static func photo(id: String, in context: ObjectContext) throws -> Photo? {
+        let canonical = FlickrNames.canonicalID(id) ?? id
+        var request = try FetchRequest<Photo>(predicate: "unique == %@", canonical, limit: 1)
+        request.relationshipKeyPathsForPrefetching = ["place", "tags"]
+        return try context.fetch(request).first
+    }
+
+    /// Tags with their counts: most used first, then by name.
+    public static func tags(in context: ObjectContext) throws -> [Tag] {
+        try context.fetch(FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("count", ascending: false), ObjectSortDescriptor("name")]))
+    }
+
+    /// Places in itinerary order: first visited first (places without a date last), then by name.
+    public static func places(in context: ObjectContext) throws -> [Place] {
+        let places = try context.fetch(FetchRequest<Place>(sortedBy: [ObjectSortDescriptor("firstVisited"), ObjectSortDescriptor("name")]))
+        try context.prefetch("photos", of: places)
+        return places.filter { $0.firstVisited != nil } + places.filter { $0.firstVisited == nil }
+    }
+
+    /// How many photos, places and tags a vacation holds.
+    public static func counts(in context: ObjectContext) throws -> (photos: Int, places: Int, tags: Int) {
+        (try context.count(Photo.self), try context.count(Place.self), try context.count(Tag.self))
+    }
+}
