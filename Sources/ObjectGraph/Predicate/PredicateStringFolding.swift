@@ -18,21 +18,30 @@ public enum PredicateStringFolding {
     ///   strings (`"é"` and `"e\u{301}"`) fold to the same bytes. With neither, the string is
     ///   returned unchanged: plain comparisons are by bytes.
     ///
-    /// ASCII strings take a fast path with the same result.
+    /// ASCII strings take a fast path with the same result, and so do the steps that cannot
+    /// change a string: no scalar below U+00C0 has a canonical decomposition, and a string of
+    /// scalars below U+0300 (no combining marks) is already NFC, checked exhaustively for every
+    /// scalar and every pair of them. Both back ends fold every row with this function, so
+    /// these skips matter: Foundation's normalization costs about a microsecond per call.
     public static func fold(_ string: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
         guard caseInsensitive || diacriticInsensitive else { return string }
         if string.utf8.allSatisfy({ $0 < 0x80 }) {
             return caseInsensitive ? asciiLowercased(string) : string
         }
         var folded = caseInsensitive ? string.lowercased() : string
-        if diacriticInsensitive {
+        // UTF-8 lead bytes below 0xC3 encode scalars below U+00C0; below 0xCC, below U+0300.
+        if diacriticInsensitive && !folded.utf8.allSatisfy({ $0 < 0xC3 }) {
             let decomposed = folded.decomposedStringWithCanonicalMapping
-            var stripped = String.UnicodeScalarView()
-            for scalar in decomposed.unicodeScalars where scalar.properties.generalCategory != .nonspacingMark {
-                stripped.append(scalar)
+            var stripped: [UInt8] = []
+            stripped.reserveCapacity(decomposed.utf8.count)
+            // No scalar below U+0300 is a nonspacing mark; only the others need the lookup.
+            for scalar in decomposed.unicodeScalars
+            where scalar.value < 0x300 || scalar.properties.generalCategory != .nonspacingMark {
+                if let encoded = UTF8.encode(scalar) { stripped.append(contentsOf: encoded) }
             }
-            folded = String(stripped)
+            folded = String(decoding: stripped, as: UTF8.self)
         }
+        if folded.utf8.allSatisfy({ $0 < 0xCC }) { return folded }
         return folded.precomposedStringWithCanonicalMapping
     }
 

@@ -129,11 +129,27 @@ public enum PredicateStringMatching {
         options: StringComparisonOptions,
         compile: (String, Bool) throws(ObjectPredicateError) -> PredicateRegularExpression
     ) throws(ObjectPredicateError) -> Bool {
-        let diacriticsOnly = options.intersection(.diacriticInsensitive)
-        // MATCHES folds case through the regular expression, so `\W` keeps its meaning.
-        let folding = comparisonOperator == .matches ? diacriticsOnly : options
-        let left = PredicateStringFolding.fold(string, options: folding)
-        let right = PredicateStringFolding.fold(other, options: folding)
+        if comparisonOperator == .between { throw .invalidBetweenBounds(got: PredicateValue.quote(other)) }
+        let folding = foldingOptions(for: comparisonOperator, options)
+        return try evaluateFolded(comparisonOperator, PredicateStringFolding.fold(string, options: folding),
+                                  PredicateStringFolding.fold(other, options: folding), options: options,
+                                  compile: compile)
+    }
+
+    /// The options both operands of `comparisonOperator` are folded with: all of them, except
+    /// for `MATCHES`, which folds case through the regular expression (so `\W` keeps its
+    /// meaning) and diacritics only by folding.
+    static func foldingOptions(for comparisonOperator: ComparisonOperator, _ options: StringComparisonOptions) -> StringComparisonOptions {
+        comparisonOperator == .matches ? options.intersection(.diacriticInsensitive) : options
+    }
+
+    /// The operator applied to operands already folded with `foldingOptions(for:_:)`; the SQL
+    /// functions call this with a right operand folded once per statement.
+    static func evaluateFolded(
+        _ comparisonOperator: ComparisonOperator, _ left: String, _ right: String,
+        options: StringComparisonOptions,
+        compile: (String, Bool) throws(ObjectPredicateError) -> PredicateRegularExpression
+    ) throws(ObjectPredicateError) -> Bool {
         switch comparisonOperator {
         case .matches: return try compile(right, options.contains(.caseInsensitive)).matches(left)
         case .equalTo: return left.utf8.elementsEqual(right.utf8)
@@ -147,7 +163,7 @@ public enum PredicateStringMatching {
         case .contains: return contains(left, right)
         case .like: return like(left, pattern: right)
         case .in: return left.utf8.elementsEqual(right.utf8)
-        case .between: throw .invalidBetweenBounds(got: PredicateValue.quote(other))
+        case .between: throw .invalidBetweenBounds(got: PredicateValue.quote(right))
         }
     }
 

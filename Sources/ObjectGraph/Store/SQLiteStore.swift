@@ -33,6 +33,7 @@ final class SQLiteStore {
         connection = try Connection(path: path, configuration: .init(
             readOnly: options.readOnly, create: !options.readOnly, journalMode: options.journalMode,
             busyTimeout: options.busyTimeout))
+        try StoreFunctions.register(on: connection)
         if try connection.tableExists("Z_METADATA") {
             (uuid, metadata) = try Self.readMetadata(connection)
             let plan = try MigrationPlanner(connection: connection, model: model).plan()
