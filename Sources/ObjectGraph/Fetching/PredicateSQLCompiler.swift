@@ -12,7 +12,7 @@ import SQLiteDB
 /// ```swift
 /// let query = try PredicateSQLCompiler.compile(
 ///     predicate: ObjectPredicate(format: "place.name == %@", "Lisbon"),
-///     sortDescriptors: [SortDescriptor("dateTaken", ascending: false)], entity: photo, model: model)
+///     sortDescriptors: [ObjectSortDescriptor("dateTaken", ascending: false)], entity: photo, model: model)
 /// query.from          // "ZPHOTO t0 LEFT JOIN ZPLACE t1 ON t1.Z_PK = t0.ZPLACE"
 /// query.whereClause   // "t1.ZNAME = ?"
 /// query.orderBy       // "t0.ZDATETAKEN DESC, t0.Z_PK"
@@ -31,7 +31,7 @@ struct SQLFetchQuery: Sendable, Equatable {
 }
 
 /// Compiles predicates and sort descriptors to SQL over Core Data's tables, with exactly the
-/// answers of `PredicateEvaluator` and the order of `SortDescriptor.compare`.
+/// answers of `PredicateEvaluator` and the order of `ObjectSortDescriptor.compare`.
 ///
 /// - Every constant is a `?` argument; the SQL text holds only table and column names from the
 ///   model, keywords, and the small integer codes of the store functions (`StoreFunctions`).
@@ -48,7 +48,7 @@ enum PredicateSQLCompiler {
     ///
     /// Throws `FetchRequestError` for a key path the entity does not have, an operator that
     /// does not apply (e.g. BEGINSWITH on a Date attribute), or an unsubstituted $VARIABLE.
-    static func compile(predicate: ObjectPredicate?, sortDescriptors: [SortDescriptor], entity: Entity,
+    static func compile(predicate: ObjectPredicate?, sortDescriptors: [ObjectSortDescriptor], entity: Entity,
                         model: ObjectModel) throws -> SQLFetchQuery {
         let compilation = PredicateSQLCompilation(entity: entity, model: model)
         let condition = try predicate.map { try compilation.condition($0, in: compilation.rootScope) } ?? .true
@@ -66,7 +66,7 @@ enum PredicateSQLCompiler {
     /// - Throws: `FetchRequestError` for a key path the entity does not have (or that reads a
     ///   transient attribute, or follows a key from an attribute), or a sort key path that does
     ///   not end at an attribute through to-one relationships.
-    static func validate(predicate: ObjectPredicate?, sortDescriptors: [SortDescriptor], entity: Entity,
+    static func validate(predicate: ObjectPredicate?, sortDescriptors: [ObjectSortDescriptor], entity: Entity,
                          model: ObjectModel) throws {
         let validator = PredicateKeyPathValidator(entity: entity, model: model)
         if let predicate { try validator.validate(predicate, in: .init(current: .entity(entity, origin: "SELF"), variables: [:])) }
@@ -143,7 +143,7 @@ final class PredicateSQLCompilation {
     // MARK: Sorting
 
     /// `ORDER BY` terms for the descriptors, then `t0.Z_PK`; nil without descriptors.
-    func orderBy(_ descriptors: [SortDescriptor]) throws -> String? {
+    func orderBy(_ descriptors: [ObjectSortDescriptor]) throws -> String? {
         guard !descriptors.isEmpty else { return nil }
         var terms: [String] = []
         for descriptor in descriptors {

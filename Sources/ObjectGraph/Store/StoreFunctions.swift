@@ -9,7 +9,7 @@ import SQLiteDB
 /// - `vacations_match(operator, options, text, other)`: `PredicateStringMatching`'s BEGINSWITH
 ///   (1), ENDSWITH (2), CONTAINS (3), LIKE (4), MATCHES (5) with their options; 0 when either
 ///   value is not text. An invalid MATCHES pattern is an SQL error.
-/// - `vacations_sort_key(text)`: the blob whose byte order is `SortDescriptor`'s localized
+/// - `vacations_sort_key(text)`: the blob whose byte order is `ObjectSortDescriptor`'s localized
 ///   order; NULL for a non-text value.
 ///
 /// ```swift
@@ -39,7 +39,7 @@ enum StoreFunctions {
         }
         try connection.createFunction(localizedSortKey, argumentCount: 1) { arguments in
             guard case .text(let text) = arguments[0] else { return .null }
-            return .blob(Data(SortDescriptor.localizedSortKey(text)))
+            return .blob(Data(ObjectSortDescriptor.localizedSortKey(text)))
         }
     }
 

@@ -111,7 +111,7 @@ struct DifferentialGraph {
     }
 
     /// The primary keys of every photo in the store's order for the descriptors.
-    func sqlOrder(_ descriptors: [ObjectGraph.SortDescriptor]) throws -> [Int64] {
+    func sqlOrder(_ descriptors: [ObjectSortDescriptor]) throws -> [Int64] {
         let query = try PredicateSQLCompiler.compile(predicate: nil, sortDescriptors: descriptors, entity: photoEntity,
                                                      model: TestModels.travel)
         let sql = "SELECT t0.Z_PK FROM \(query.from)" + (query.orderBy.map { " ORDER BY " + $0 } ?? "")

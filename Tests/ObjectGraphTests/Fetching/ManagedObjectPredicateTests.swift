@@ -77,8 +77,8 @@ struct ManagedObjectPredicateTests {
             photos.append(photo)
         }
         try context.save()
-        func order(_ descriptors: [ObjectGraph.SortDescriptor]) -> [String] {
-            ObjectGraph.SortDescriptor.sorted(photos, by: descriptors).map { ($0 as? Photo)?.title ?? "nil" }
+        func order(_ descriptors: [ObjectSortDescriptor]) -> [String] {
+            ObjectSortDescriptor.sorted(photos, by: descriptors).map { ($0 as? Photo)?.title ?? "nil" }
         }
         #expect(order([.init("title")]) == ["nil", "C", "a", "b", "eb", "Éa"])
         #expect(order([.init("title", ascending: false)]) == ["Éa", "eb", "b", "a", "C", "nil"])
@@ -102,10 +102,10 @@ struct ManagedObjectPredicateTests {
             return photo
         }
         let all: [ManagedObject] = [unsaved[2], saved[1], unsaved[0], saved[2], unsaved[1], saved[0]]
-        let descriptors = [ObjectGraph.SortDescriptor("title")]
+        let descriptors = [ObjectSortDescriptor("title")]
         let expected = saved.sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }.map(\.unique) + ["unsaved 0", "unsaved 1", "unsaved 2"]
-        #expect(ObjectGraph.SortDescriptor.sorted(all, by: descriptors).map { ($0 as? Photo)?.unique } == expected)
-        #expect(all.sorted { ObjectGraph.SortDescriptor.compare($0, $1, by: descriptors) }.map { ($0 as? Photo)?.unique } == expected)
+        #expect(ObjectSortDescriptor.sorted(all, by: descriptors).map { ($0 as? Photo)?.unique } == expected)
+        #expect(all.sorted { ObjectSortDescriptor.compare($0, $1, by: descriptors) }.map { ($0 as? Photo)?.unique } == expected)
     }
 }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// Compiles a format against an entity of the travel model.
 private func compile(_ format: String, _ arguments: any PredicateArgument..., entity name: String = "Photo",
-                     sortedBy descriptors: [ObjectGraph.SortDescriptor] = []) throws -> SQLFetchQuery {
+                     sortedBy descriptors: [ObjectSortDescriptor] = []) throws -> SQLFetchQuery {
     let entity = try #require(TestModels.travel.entity(named: name))
     return try PredicateSQLCompiler.compile(predicate: ObjectPredicate(format: format, arguments: arguments),
                                             sortDescriptors: descriptors, entity: entity, model: TestModels.travel)
@@ -13,7 +13,7 @@ private func compile(_ format: String, _ arguments: any PredicateArgument..., en
 
 /// The message of the error compiling a format (or sort descriptors) throws.
 private func compileError(_ format: String?, _ arguments: any PredicateArgument...,
-                          sortedBy descriptors: [ObjectGraph.SortDescriptor] = []) -> String {
+                          sortedBy descriptors: [ObjectSortDescriptor] = []) -> String {
     do {
         let entity = try #require(TestModels.travel.entity(named: "Photo"))
         let predicate = try format.map { try ObjectPredicate(format: $0, arguments: arguments) }
@@ -248,7 +248,7 @@ struct PredicateSQLCompilerTests {
     @Test("validation checks key paths and sort keys, and lets a template keep its variables")
     func validation() throws {
         let photo = try #require(TestModels.travel.entity(named: "Photo"))
-        func validate(_ format: String, _ descriptors: [ObjectGraph.SortDescriptor] = []) -> String {
+        func validate(_ format: String, _ descriptors: [ObjectSortDescriptor] = []) -> String {
             do {
                 try PredicateSQLCompiler.validate(predicate: ObjectPredicate(format: format), sortDescriptors: descriptors,
                                                   entity: photo, model: TestModels.travel)

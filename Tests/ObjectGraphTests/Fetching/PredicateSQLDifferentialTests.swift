@@ -52,14 +52,14 @@ struct PredicateSQLDifferentialTests {
         var failures: [String] = []
         for round in 0..<100 {
             let descriptors = (0..<Int.random(in: 1...3, using: &random)).map { _ in
-                SortDescriptor(keyPaths[Int.random(in: 0..<keyPaths.count, using: &random)], ascending: Bool.random(using: &random),
-                               comparison: SortDescriptor.Comparison.allCases[Int.random(in: 0..<3, using: &random)])
+                ObjectSortDescriptor(keyPaths[Int.random(in: 0..<keyPaths.count, using: &random)], ascending: Bool.random(using: &random),
+                               comparison: ObjectSortDescriptor.Comparison.allCases[Int.random(in: 0..<3, using: &random)])
             }
             let sql = try graph.sqlOrder(descriptors)
-            let sorted = SortDescriptor.sorted(graph.photos, by: descriptors).map(\.objectID.primaryKey)
+            let sorted = ObjectSortDescriptor.sorted(graph.photos, by: descriptors).map(\.objectID.primaryKey)
             // The comparator recomputes sort values per comparison; check it on some rounds only.
             let compared = round % 5 == 0
-                ? graph.photos.sorted { SortDescriptor.compare($0, $1, by: descriptors) }.map(\.objectID.primaryKey) : sorted
+                ? graph.photos.sorted { ObjectSortDescriptor.compare($0, $1, by: descriptors) }.map(\.objectID.primaryKey) : sorted
             if sql != sorted || sql != compared {
                 let firstDifference = zip(sql, sorted).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1
                 failures.append("\(descriptors): first difference at \(firstDifference)")

@@ -12,12 +12,12 @@ import SQLiteDB
 ///   primary key; then unsaved ones (temporary IDs), in the order they were created.
 ///
 /// ```swift
-/// let descriptors = [SortDescriptor("place.name", comparison: .localized), SortDescriptor("dateTaken", ascending: false)]
-/// let ordered = SortDescriptor.sorted(photos, by: descriptors)
+/// let descriptors = [ObjectSortDescriptor("place.name", comparison: .localized), ObjectSortDescriptor("dateTaken", ascending: false)]
+/// let ordered = ObjectSortDescriptor.sorted(photos, by: descriptors)
 /// ```
-extension SortDescriptor {
+extension ObjectSortDescriptor {
     /// Whether `lhs` comes before `rhs` (`areInIncreasingOrder`).
-    public static func compare(_ lhs: ManagedObject, _ rhs: ManagedObject, by descriptors: [SortDescriptor]) -> Bool {
+    public static func compare(_ lhs: ManagedObject, _ rhs: ManagedObject, by descriptors: [ObjectSortDescriptor]) -> Bool {
         for descriptor in descriptors {
             let order = descriptor.order(descriptor.sortValue(of: lhs), descriptor.sortValue(of: rhs))
             if order != 0 { return order < 0 }
@@ -26,7 +26,7 @@ extension SortDescriptor {
     }
 
     /// `objects` in the order of `descriptors`, reading each object's sort values once.
-    public static func sorted(_ objects: [ManagedObject], by descriptors: [SortDescriptor]) -> [ManagedObject] {
+    public static func sorted(_ objects: [ManagedObject], by descriptors: [ObjectSortDescriptor]) -> [ManagedObject] {
         let keyed = objects.map { object in (object, descriptors.map { $0.sortValue(of: object) }) }
         return keyed.sorted { lhs, rhs in
             for (index, descriptor) in descriptors.enumerated() {
