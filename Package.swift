@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "Vacations", targets: ["Vacations"]),
         .library(name: "VacationCLI", targets: ["VacationCLI"]),
         .executable(name: "vacation", targets: ["vacation"]),
+        .library(name: "DocStoreCLI", targets: ["DocStoreCLI"]),
+        .executable(name: "docstore", targets: ["docstore"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -23,6 +25,9 @@ let package = Package(
         .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2"]),
         .target(name: "VacationCLI", dependencies: ["Vacations", "Documents", "ObjectGraph"]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI"]),
+        .target(name: "DocStoreCLI", dependencies: ["ObjectGraph", "SQLiteDB", "VacationCLI"],
+                exclude: ["README-section.md"]),
+        .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "VacationCLI"]),
         .target(name: "TestSupport", dependencies: ["SQLiteDB"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport"],
@@ -31,6 +36,7 @@ let package = Package(
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "TestSupport"]),
+        .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "ObjectGraph", "SQLiteDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,12 +3,12 @@ import Foundation
 /// Turns Core Data's capitalised column names back into property names, as well as a store
 /// without its model allows.
 ///
-/// Words come from the store's entity names (`InvestmentSecurityId` gives `Investment`,
-/// `Security`; words shorter than three letters are not used). A column name without its `Z` and
+/// Words come from the store's entity names, whole and in parts (`InvestmentSecurityId` gives
+/// itself, `Investment` and `Security`; words shorter than three letters are not used). A column name without its `Z` and
 /// trailing digits is split into known words — the last one maybe plural (`S`, `ES`, or `IES` for a
 /// word ending in `Y`) — plus at most one unknown run of three or more letters, with as few
-/// unknown letters as possible, then as few pieces. Two or more pieces give lower camel case;
-/// anything else is lowercased.
+/// unknown letters as possible, then as few pieces. Two or more pieces, or one known word, give
+/// lower camel case (the first word's leading capitals lowered); anything else is lowercased.
 /// Trailing digits are kept. The result always capitalises back to the column's name.
 ///
 /// ```swift
@@ -24,7 +24,7 @@ struct PropertyNaming {
     init(entityNames: [String]) {
         var words: [String: String] = [:]
         for name in entityNames {
-            for word in Self.splitWords(name) where word.count >= 3 && word.allSatisfy(\.isASCII) {
+            for word in [name] + Self.splitWords(name) where word.count >= 3 && word.allSatisfy(\.isASCII) {
                 let key = word.uppercased()
                 if words[key] == nil { words[key] = word }
             }
@@ -62,8 +62,17 @@ struct PropertyNaming {
             // Not a plain ASCII name: keep it as it is, which capitalises back unchanged.
             return base
         }
-        guard let pieces = segment(core), pieces.count >= 2 else { return core.lowercased() + digits }
-        return pieces[0].lowercased() + pieces.dropFirst().joined() + digits
+        guard let pieces = segment(core), let first = pieces.first,
+              pieces.count >= 2 || spelling(of: core, pluralAllowed: true) != nil else { return core.lowercased() + digits }
+        return Self.lowercasingFirstWord(first) + pieces.dropFirst().joined() + digits
+    }
+
+    /// `Account` → `account`, `TICDSSyncChange` → `ticdsSyncChange`, `URL` → `url`.
+    static func lowercasingFirstWord(_ word: String) -> String {
+        let characters = Array(word)
+        let run = characters.prefix { $0.isUppercase }.count
+        let lowered = run > 1 && run < characters.count ? run - 1 : max(run, 1)
+        return String(characters.prefix(lowered)).lowercased() + String(characters.dropFirst(lowered))
     }
 
     /// The pieces that spell `core` with the fewest unknown letters, then the fewest pieces:
