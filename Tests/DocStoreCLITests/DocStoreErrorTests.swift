@@ -1,5 +1,6 @@
-import DocStoreCLI
+@testable import DocStoreCLI
 import Foundation
+import ObjectGraph
 import SQLiteDB
 import Testing
 import TestSupport
@@ -108,5 +109,23 @@ struct DocStoreErrorTests {
             """)
         #expect(docstore("dump", "--help", environment: ["COLUMNS": "100"]).output.contains(
             "Prints a JSON array of objects, each with its \"entity\", its \"uri\" (x-coredata://UUID/Entity/pN) and"))
+    }
+}
+
+@Suite("Errors from the layers below become docstore errors with the contract's codes")
+struct DocStoreErrorClassificationTests {
+    @Test("each kind of failure gets its code, message and hint", arguments: [
+        (SQLiteError(resultCode: 14, message: "unable to open database file") as any Error, Int32(1),
+         "Error: cannot open s.sqlite: unable to open database file\n"
+            + "A store in WAL mode needs its folder to be writable, even to be read: copy the document somewhere writable."),
+        (SQLiteError(resultCode: 26, message: "file is not a database"), 65, "Error: s.sqlite is not a Core Data store (not a SQLite database)"),
+        (SQLiteError(resultCode: 5, message: "database is locked"), 1, "Error: s.sqlite: SQLite error 5: database is locked"),
+        (ModelError("entity A is declared twice"), 65, "Error: Invalid model: entity A is declared twice"),
+        (StoreError("the store's Z_METADATA table is empty"), 1, "Error: s.sqlite: the store's Z_METADATA table is empty"),
+    ])
+    func classification(error: any Error, code: Int32, text: String) {
+        let classified = DocStoreError.from(error, path: "s.sqlite")
+        #expect(classified.exitCode == code)
+        #expect(classified.description == text)
     }
 }

@@ -21,19 +21,21 @@ extension Inference {
     }
 
     /// `property` as the record declares it; nil when the record does not know the column.
-    func applyRecord(to property: Property, hierarchy: Set<Int>, companion: String?) -> (owner: Int, property: Property)? {
+    func applyRecord(to property: Property, columnType: String, hierarchy: Set<Int>, companion: String?) -> (owner: Int, property: Property)? {
         guard let recorded = recordedProperty(column: property.column, hierarchy: hierarchy),
               let owner = entries.first(where: { $0.name == recorded.entity }) else { return nil }
         var result = property
         result.name = recorded.name
         if let type = AttributeType(rawValue: recorded.kind) {
+            // A record that no longer fits the column (another tool changed the store) is ignored.
+            guard type.sqlType == columnType else { return nil }
             result.role = .attribute(type)
             result.entityColumn = nil
             result.isIndexed = catalog.hasColumnIndex(table: StoreCatalog.tableName(ofRoot: entries[chain(owner.number)[0] - 1].name),
                                                       column: property.column)
         } else if recorded.kind.hasPrefix("to-one:") {
             let destination = String(recorded.kind.dropFirst("to-one:".count))
-            guard entries.contains(where: { $0.name == destination }) else { return nil }
+            guard columnType == "INTEGER", entries.contains(where: { $0.name == destination }) else { return nil }
             result.role = .toOne(destination: destination, evidence: .modelRecord)
             result.entityColumn = companion
             result.isIndexed = false

@@ -20,13 +20,19 @@ extension Inference {
         let leaves = entries.filter { isLeaf($0.number) }
         let stripped = String(base.reversed().drop { $0.isASCII && $0.isNumber }.reversed())
         guard !stripped.isEmpty else { return nil }
-        let hasValues = try connection.scalar(
-            "SELECT 1 FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) IS NOT NULL LIMIT 1") != nil
+        let range = try connection.rows(
+            "SELECT min(\(quoteIdentifier(column))), max(\(quoteIdentifier(column))) FROM \(quoteIdentifier(table))") {
+            ($0.isNull(at: 0) ? nil : $0.int64(at: 0), $0.isNull(at: 1) ? nil : $0.int64(at: 1))
+        }.first
+        let hasValues = range?.0 != nil
         func agrees(_ entry: StoreCatalog.Entry) throws -> Bool {
             guard hasValues else { return true }
             guard let root = chain(entry.number).first, let rootEntry = self.entry(root) else { return false }
             let destinationTable = StoreCatalog.tableName(ofRoot: rootEntry.name)
             guard catalog.tables[destinationTable] != nil else { return false }
+            // A cheap first test: the keys must lie within the destination table's (max of a rowid is instant).
+            let highestKey = try connection.scalar("SELECT max(Z_PK) FROM \(quoteIdentifier(destinationTable))")?.integerValue ?? 0
+            guard let low = range?.0, let high = range?.1, low >= 1, high <= highestKey else { return false }
             let strays = try connection.scalar(
                 "SELECT count(*) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) IS NOT NULL"
                     + " AND \(quoteIdentifier(column)) NOT IN (SELECT Z_PK FROM \(quoteIdentifier(destinationTable)) WHERE Z_ENT = ?)",

@@ -320,7 +320,7 @@ struct Inference {
             } else {
                 property.isIndexed = isIndexed
             }
-            if let recorded = applyRecord(to: property, hierarchy: hierarchy, companion: entityColumns[column.name]?.column) {
+            if let recorded = applyRecord(to: property, columnType: column.type, hierarchy: hierarchy, companion: entityColumns[column.name]?.column) {
                 property = recorded.property
                 owners = [recorded.owner]
             }
