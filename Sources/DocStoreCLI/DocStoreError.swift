@@ -55,7 +55,8 @@ public struct DocStoreError: Error, Equatable, CustomStringConvertible, Sendable
         case let error as MigrationError:
             return failed("\(error)", hint: "Only lightweight migrations are possible: added or removed properties and entities, renames through renaming identifiers.")
         case let error as StoreError:
-            return failed("\(path): \(error)")
+            // The store's bookkeeping is not what Core Data writes: bad input.
+            return badInput("\(path): \(error)")
         case let error as SQLiteError where error.resultCode == 26:  // SQLITE_NOTADB
             return badInput("\(path) is not a Core Data store (not a SQLite database)")
         case let error as SQLiteError where [14, 8].contains(error.resultCode):  // SQLITE_CANTOPEN, SQLITE_READONLY

@@ -102,8 +102,6 @@ struct ModelSource {
         do {
             let inference = try StoreModelInference.infer(fromStoreAt: location.storeURL)
             return ModelSource(model: inference.model, file: nil, inferred: inference)
-        } catch let error as StoreError {
-            throw DocStoreError.badInput("\(location.path): \(error)")
         } catch {
             throw DocStoreError.from(error, path: location.path)
         }

@@ -40,11 +40,17 @@ struct DocStoreErrorTests {
         try FileManager.default.createDirectory(at: brokenModel, withIntermediateDirectories: true)
         try Data("<model><entity name=".utf8).write(to: brokenModel.appendingPathComponent("contents"))
         let document = try Fixtures.ebookDocument(in: directory)
+        let bare = directory.path("bare.sqlite")
+        try Connection(path: bare.path).execute("""
+            CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+            CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+            """)
 
         let cases: [([String], String)] = [
             (["info", folder.path], "Error: \(folder.path) is a folder but not a Core Data document (no StoreContent/persistentStore)\n"),
             (["dump", text.path], "Error: \(text.path) is not a Core Data store (not a SQLite database)\n"),
             (["info", plain.path], "Error: \(plain.path) is not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables)\n"),
+            (["info", bare.path], "Error: \(bare.path): the store's Z_METADATA table is empty\n"),
             (["model", plain.path], "Error: \(plain.path) is not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables)\n"),
             (["dump", document.path, "--model", Fixtures.model2], """
                 Error: the store at \(document.path) does not match the model \(Fixtures.model2) (it would need 4 migration statements)
@@ -121,7 +127,7 @@ struct DocStoreErrorClassificationTests {
         (SQLiteError(resultCode: 26, message: "file is not a database"), 65, "Error: s.sqlite is not a Core Data store (not a SQLite database)"),
         (SQLiteError(resultCode: 5, message: "database is locked"), 1, "Error: s.sqlite: SQLite error 5: database is locked"),
         (ModelError("entity A is declared twice"), 65, "Error: Invalid model: entity A is declared twice"),
-        (StoreError("the store's Z_METADATA table is empty"), 1, "Error: s.sqlite: the store's Z_METADATA table is empty"),
+        (StoreError("the store's Z_METADATA table is empty"), 65, "Error: s.sqlite: the store's Z_METADATA table is empty"),
     ])
     func classification(error: any Error, code: Int32, text: String) {
         let classified = DocStoreError.from(error, path: "s.sqlite")

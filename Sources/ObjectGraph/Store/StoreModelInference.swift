@@ -83,8 +83,9 @@ public struct InferredJoinTable: Sendable, Equatable {
 ///
 /// Entities, numbers and inheritance come from `Z_PRIMARYKEY`; properties from the columns of
 /// each root entity's table; to-one relationships from indexed `INTEGER` columns (see
-/// `ToOneEvidence`); many-to-many relationships from `Z_<n><NAME>` join tables. The rules, in
-/// full, are in `Sources/DocStoreCLI/README-section.md`.
+/// `ToOneEvidence`); many-to-many relationships from `Z_<n><NAME>` join tables; names and types
+/// from the model record of stores this framework wrote. The rules in full are in the README,
+/// "A model from a store alone".
 ///
 /// ```swift
 /// let model = try ObjectModel.inferred(fromStoreAt: storeURL)
@@ -169,8 +170,6 @@ struct Inference {
         while let parent = entry(chain[0])?.parent, parent != 0, !chain.contains(parent) { chain.insert(parent, at: 0) }
         return chain
     }
-
-    func children(of number: Int) -> [Int] { entries.filter { $0.parent == number }.map(\.number) }
 
     /// Entities without subentities: the only destinations a to-one without an entity column can have.
     func isLeaf(_ number: Int) -> Bool { !entries.contains { $0.parent == number } }
