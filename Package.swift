@@ -25,9 +25,6 @@ let package = Package(
         .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2"]),
         .target(name: "VacationCLI", dependencies: ["Vacations", "Documents", "ObjectGraph"]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI"]),
-        .target(name: "DocStoreCLI", dependencies: ["ObjectGraph", "SQLiteDB", "VacationCLI"],
-                exclude: ["README-section.md"]),
-        .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "VacationCLI"]),
         .target(name: "TestSupport", dependencies: ["SQLiteDB"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport"],
@@ -36,6 +33,10 @@ let package = Package(
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "TestSupport"]),
+        // Core Data stores and documents from the command line (docstore).
+        .target(name: "DocStoreCLI", dependencies: ["ObjectGraph", "SQLiteDB", "VacationCLI"],
+                exclude: ["README-section.md"]),
+        .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "VacationCLI"]),
         .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "ObjectGraph", "SQLiteDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

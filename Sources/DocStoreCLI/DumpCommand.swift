@@ -35,7 +35,7 @@ struct DumpCommand {
         }
         let context = ObjectContext(coordinator: coordinator)
         let names = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.number, $0.name) })
-        func uri(_ id: ObjectID) -> JSONValue {
+        func uri(_ id: ObjectID) -> OrderedJSON {
             .string(id.uriRepresentation(storeUUID: coordinator.storeUUID, entityName: names[id.entityNumber] ?? "?"))
         }
         var isFirst = true
@@ -59,9 +59,9 @@ struct DumpCommand {
     }
 
     /// `entity`, `uri`, then the stored attributes and the relationships in name order.
-    static func json(of object: ManagedObject, uri: (ObjectID) -> JSONValue) throws -> JSONValue {
+    static func json(of object: ManagedObject, uri: (ObjectID) -> OrderedJSON) throws -> OrderedJSON {
         let entity = object.entity
-        var properties: [(String, JSONValue)] = []
+        var properties: [(String, OrderedJSON)] = []
         for attribute in entity.attributes where attribute.column != nil {
             properties.append((attribute.name, StoredValueJSON.render(try object.storedValue(forKey: attribute.name), as: attribute.type)))
         }

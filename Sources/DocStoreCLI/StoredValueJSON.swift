@@ -10,7 +10,7 @@ import SQLiteDB
 /// StoredValueJSON.render(.real(380894400), as: .date)   // .string("2013-01-26T12:00:00Z")
 /// ```
 enum StoredValueJSON {
-    static func render(_ value: SQLiteValue, as type: AttributeType) -> JSONValue {
+    static func render(_ value: SQLiteValue, as type: AttributeType) -> OrderedJSON {
         if value.isNull { return .null }
         switch type {
         case .boolean:
@@ -36,7 +36,7 @@ enum StoredValueJSON {
     }
 
     /// A value as SQLite holds it, whatever the attribute's type.
-    static func raw(_ value: SQLiteValue) -> JSONValue {
+    static func raw(_ value: SQLiteValue) -> OrderedJSON {
         switch value {
         case .null: .null
         case .integer(let integer): .integer(integer)

@@ -4,33 +4,33 @@ import Foundation
 /// stable and reads in a sensible order (`entity`, `uri`, then properties).
 ///
 /// ```swift
-/// let value: JSONValue = .object([("name", .string("Ebook")), ("rows", .integer(1))])
+/// let value: OrderedJSON = .object([("name", .string("Ebook")), ("rows", .integer(1))])
 /// value.rendered()   // "{\n  \"name\": \"Ebook\",\n  \"rows\": 1\n}"
 /// ```
-public enum JSONValue: Equatable, Sendable {
+enum OrderedJSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
     /// Written as given: the caller supplies valid JSON number text (a decimal's digits).
     case number(String)
     case string(String)
-    case array([JSONValue])
-    case object([(String, JSONValue)])
+    case array([OrderedJSON])
+    case object([(String, OrderedJSON)])
 
     /// A floating-point number; `null` when it is not finite, which JSON cannot hold.
-    public static func double(_ value: Double) -> JSONValue {
+    static func double(_ value: Double) -> OrderedJSON {
         value.isFinite ? .number("\(value)") : .null
     }
 
     /// Pretty printed with two-space indentation, without a trailing newline.
-    public func rendered(indent: Int = 0) -> String {
+    func rendered(indent: Int = 0) -> String {
         var text = ""
         write(to: &text, indent: indent)
         return text
     }
 
     /// Writes the value pretty printed, continuing a line already indented by `indent` levels.
-    public func write(to output: inout some TextOutputStream, indent: Int = 0) {
+    func write(to output: inout some TextOutputStream, indent: Int = 0) {
         switch self {
         case .null: output.write("null")
         case .bool(let value): output.write(value ? "true" : "false")
@@ -81,7 +81,7 @@ public enum JSONValue: Equatable, Sendable {
         return result + "\""
     }
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    static func == (lhs: OrderedJSON, rhs: OrderedJSON) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
