@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "Vacations", targets: ["Vacations"]),
         .library(name: "VacationCLI", targets: ["VacationCLI"]),
         .executable(name: "vacation", targets: ["vacation"]),
+        .library(name: "DocStoreCLI", targets: ["DocStoreCLI"]),
+        .executable(name: "docstore", targets: ["docstore"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
@@ -33,6 +35,11 @@ let package = Package(
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "TestSupport"]),
+        // Core Data stores and documents from the command line (docstore).
+        .target(name: "DocStoreCLI", dependencies: ["ObjectGraph", "SQLiteDB", "VacationCLI"],
+                exclude: ["README-section.md"]),
+        .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "VacationCLI"]),
+        .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "ObjectGraph", "SQLiteDB", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -64,7 +64,8 @@ extension EntityDescription {
                 name: relationship.name, destination: relationship.destinationEntity, inverse: relationship.inverseName,
                 isToMany: relationship.isToMany, isOrdered: relationship.isOrdered,
                 deleteRule: DeleteRule(coreDataName: relationship.deletionRule), isOptional: relationship.isOptional,
-                minCount: relationship.isToMany ? relationship.minCount : 0,
+                // Kept as written even on a to-one (Xcode 4 writes 1 there): the version hash covers it.
+                minCount: relationship.minCount,
                 maxCount: relationship.isToMany ? relationship.maxCount : 0,
                 renamingIdentifier: relationship.renamingIdentifier))
         }

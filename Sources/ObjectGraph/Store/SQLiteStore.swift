@@ -23,6 +23,8 @@ final class SQLiteStore {
         var readOnly = false
         var journalMode: Connection.JournalMode? = .wal
         var busyTimeout: Double = 10
+        /// Compare the store's schema with the model and migrate; off only to read a store as it is.
+        var checksSchema = true
     }
 
     /// Opens the store at `path`, creating it for `model` when the file is new, migrating it
@@ -36,7 +38,7 @@ final class SQLiteStore {
         try StoreFunctions.register(on: connection)
         if try connection.tableExists("Z_METADATA") {
             (uuid, metadata) = try Self.readMetadata(connection)
-            let plan = try MigrationPlanner(connection: connection, model: model).plan()
+            let plan = options.checksSchema ? try MigrationPlanner(connection: connection, model: model).plan() : .init()
             if !plan.isEmpty {
                 guard !options.readOnly else {
                     throw StoreError("the store needs migrating to this model, but it is open read-only")
@@ -92,6 +94,10 @@ final class SQLiteStore {
         if plist["_NSAutoVacuumLevel"] == nil { plist["_NSAutoVacuumLevel"] = "2" }
         if replacingHashes {
             plist["NSStoreModelVersionHashes"] = model.versionHashes
+            if plist["NSStoreModelVersionHashesDigest"] != nil {
+                // Newer Core Data writes this digest; a stale one would describe the old model.
+                plist["NSStoreModelVersionHashesDigest"] = CoreDataVersionHash.hashesDigest(model.versionHashes).base64EncodedString()
+            }
             plist[ModelRecord.metadataKey] = ModelRecord(model: model).plist
         }
         for (key, value) in extra { plist[key] = value }

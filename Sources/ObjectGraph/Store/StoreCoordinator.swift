@@ -41,6 +41,16 @@ public final class StoreCoordinator: Sendable {
         self.store = Mutex(store)
     }
 
+    /// Opens the store with explicit options (see `StoreCoordinator(readingAsIsAt:model:)`).
+    init(url: URL, model: ObjectModel, options: SQLiteStore.Options) throws {
+        let store = try SQLiteStore(path: url.path, model: model, options: options)
+        self.model = model
+        self.url = url
+        self.storeUUID = store.uuid
+        self.isReadOnly = options.readOnly
+        self.store = Mutex(store)
+    }
+
     /// Runs `body` with the store's connection, exclusively. For tests, tools and batch SQL.
     public func withConnection<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
         try store.withLock { store in try body(store.connection) }

@@ -1,0 +1,129 @@
+import Foundation
+import ObjectGraph
+import SQLiteDB
+
+/// Where a store is: a document package (a folder holding `StoreContent/persistentStore`, as
+/// `UIManagedDocument` and `BSManagedDocument` write them) or a store file.
+///
+/// ```swift
+/// let location = try StoreLocation(path: "Trip.vacation")
+/// location.storeURL.path   // "Trip.vacation/StoreContent/persistentStore"
+/// ```
+struct StoreLocation {
+    /// The path as given.
+    let path: String
+    let storeURL: URL
+    /// The package folder, when the path named one.
+    let documentURL: URL?
+
+    /// Finds the store at `path`.
+    ///
+    /// - Throws: `DocStoreError` 66 for a missing path, 65 for a folder that is not a document or
+    ///   a file that is not a Core Data store.
+    init(path: String) throws {
+        self.path = path
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw DocStoreError.noSuchFile(path)
+        }
+        if isDirectory.boolValue {
+            let store = url.appendingPathComponent("StoreContent").appendingPathComponent("persistentStore")
+            guard FileManager.default.fileExists(atPath: store.path) else {
+                throw DocStoreError.badInput("\(path) is a folder but not a Core Data document (no StoreContent/persistentStore)")
+            }
+            storeURL = store
+            documentURL = url
+        } else {
+            storeURL = url
+            documentURL = nil
+        }
+        try Self.checkIsStore(storeURL, path: path)
+    }
+
+    /// Whether `url` names a store or a document rather than a model: a SQLite file, or a
+    /// folder with `StoreContent/persistentStore`.
+    static func looksLikeStore(_ url: URL) -> Bool {
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("StoreContent/persistentStore").path) { return true }
+        return Self.isSQLite(url)
+    }
+
+    static func isSQLite(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        return header == Data("SQLite format 3\u{0}".utf8)
+    }
+
+    /// Refuses files that are not SQLite databases with Core Data's bookkeeping tables.
+    private static func checkIsStore(_ url: URL, path: String) throws {
+        guard isSQLite(url) else { throw DocStoreError.badInput("\(path) is not a Core Data store (not a SQLite database)") }
+        do {
+            let connection = try Connection(path: url.path, configuration: .init(
+                readOnly: true, create: false, journalMode: nil, synchronous: nil))
+            guard try connection.tableExists("Z_METADATA"), try connection.tableExists("Z_PRIMARYKEY") else {
+                throw DocStoreError.badInput("\(path) is not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables)")
+            }
+        } catch {
+            throw DocStoreError.from(error, path: path)
+        }
+    }
+}
+
+/// A model as `--model` or `docstore model` names it: a Core Data model file, or a store or
+/// document whose model is inferred.
+struct ModelSource {
+    let model: ObjectModel
+    /// The model file's path, or nil for a model inferred from a store.
+    let file: String?
+    /// The inference, for a model inferred from a store.
+    let inferred: InferredStoreModel?
+
+    /// Loads the model file at `path`, or infers the model of the store or document there.
+    ///
+    /// - Throws: `DocStoreError` 66 for a missing path, 65 for a malformed model.
+    static func load(_ path: String) throws -> ModelSource {
+        let url = URL(fileURLWithPath: path)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw DocStoreError("no such model: \(path)", exitCode: DocStoreError.noSuchInputCode)
+        }
+        if StoreLocation.looksLikeStore(url) {
+            return try inferred(from: StoreLocation(path: path))
+        }
+        do {
+            return ModelSource(model: try ObjectModel(contentsOf: url), file: path, inferred: nil)
+        } catch {
+            throw DocStoreError.from(error, path: path)
+        }
+    }
+
+    /// The model inferred from the store at `location`.
+    static func inferred(from location: StoreLocation) throws -> ModelSource {
+        do {
+            let inference = try StoreModelInference.infer(fromStoreAt: location.storeURL)
+            return ModelSource(model: inference.model, file: nil, inferred: inference)
+        } catch {
+            throw DocStoreError.from(error, path: location.path)
+        }
+    }
+
+    /// Opens the store read-only with this model, which must not need a migration.
+    ///
+    /// - Throws: `DocStoreError` 65 when the store needs migrating to the model.
+    func openForReading(_ location: StoreLocation) throws -> StoreCoordinator {
+        do {
+            if let inferred { return try StoreCoordinator(readingStoreAt: location.storeURL, inferred: inferred) }
+            let plan = try StoreMigrationPlan.statements(forStoreAt: location.storeURL, model: model)
+            guard plan.isEmpty else {
+                throw DocStoreError.badInput(
+                    "the store at \(location.path) does not match the model \(file ?? "") (it would need \(plan.count) migration statements)",
+                    hint: "Leave out --model to read it with a model inferred from the store, or run 'docstore migrate' on a copy.")
+            }
+            return try StoreCoordinator(url: location.storeURL, model: model, readOnly: true, journalMode: nil)
+        } catch let error as MigrationError {
+            throw DocStoreError.badInput("the store at \(location.path) does not match the model \(file ?? ""): \(error)")
+        } catch {
+            throw DocStoreError.from(error, path: location.path)
+        }
+    }
+}

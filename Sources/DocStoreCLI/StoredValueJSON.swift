@@ -1,0 +1,55 @@
+import Foundation
+import ObjectGraph
+import SQLiteDB
+
+/// Renders stored attribute values as JSON, by the attribute's type: dates in ISO 8601 (UTC),
+/// binary data in base64, UUIDs as text, decimals as JSON numbers with their exact digits.
+/// A value that does not fit its type is shown as SQLite holds it.
+///
+/// ```swift
+/// StoredValueJSON.render(.real(380894400), as: .date)   // .string("2013-01-26T12:00:00Z")
+/// ```
+enum StoredValueJSON {
+    static func render(_ value: SQLiteValue, as type: AttributeType) -> OrderedJSON {
+        if value.isNull { return .null }
+        switch type {
+        case .boolean:
+            if let flag = Bool(stored: value) { return .bool(flag) }
+        case .integer16, .integer32, .integer64:
+            if case .integer(let integer) = value { return .integer(integer) }
+        case .double, .float:
+            if let number = value.realValue { return .double(number) }
+        case .decimal:
+            if let decimal = Decimal(stored: value) {
+                return .number(NSDecimalNumber(decimal: decimal).description(withLocale: Locale(identifier: "en_US_POSIX")))
+            }
+        case .date:
+            if let date = Date(stored: value) { return .string(iso8601(date)) }
+        case .string, .uri:
+            if case .text(let text) = value { return .string(text) }
+        case .uuid:
+            if let uuid = UUID(stored: value) { return .string(uuid.uuidString) }
+        case .binary, .transformable:
+            if case .blob(let data) = value { return .string(data.base64EncodedString()) }
+        }
+        return raw(value)
+    }
+
+    /// A value as SQLite holds it, whatever the attribute's type.
+    static func raw(_ value: SQLiteValue) -> OrderedJSON {
+        switch value {
+        case .null: .null
+        case .integer(let integer): .integer(integer)
+        case .real(let real): .double(real)
+        case .text(let text): .string(text)
+        case .blob(let data): .string(data.base64EncodedString())
+        }
+    }
+
+    /// `2013-01-26T12:00:00Z`; with milliseconds when the time has a fraction of a second.
+    static func iso8601(_ date: Date) -> String {
+        let seconds = date.timeIntervalSinceReferenceDate
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: seconds.rounded(.down) != seconds, timeZone: .gmt)
+        return date.formatted(style)
+    }
+}

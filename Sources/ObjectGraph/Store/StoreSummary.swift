@@ -1,0 +1,88 @@
+import Foundation
+import SQLiteDB
+
+/// What a Core Data store says about itself, read without a model: its UUID, metadata,
+/// journal mode, and each entity of `Z_PRIMARYKEY` with its row count.
+///
+/// ```swift
+/// let summary = try StoreSummary(storeAt: storeURL)
+/// print(summary.uuid, summary.entities.map { "\($0.name) \($0.rows ?? 0)" })
+/// ```
+public struct StoreSummary: Sendable {
+    public struct EntityRows: Sendable, Equatable {
+        public var number: Int
+        public var name: String
+        /// The parent's number; nil for a root.
+        public var parent: Int?
+        /// The table of the entity's hierarchy.
+        public var table: String
+        /// Rows whose `Z_ENT` is this entity's (not its subentities'); nil when the table is missing.
+        public var rows: Int?
+        /// `Z_MAX`: the highest key handed out.
+        public var maximumKey: Int64
+    }
+
+    /// `Z_METADATA.Z_UUID`.
+    public var uuid: String
+    /// `Z_METADATA.Z_PLIST`, decoded.
+    public var metadata: [String: any Sendable]
+    /// `wal`, `delete`, … as SQLite reports it.
+    public var journalMode: String
+    public var entities: [EntityRows]
+    /// `NSStoreModelVersionHashes`: the model the store was last written with.
+    public var versionHashes: [String: Data]
+    /// Whether the store keeps Core Data's compiled model in `Z_MODELCACHE`.
+    public var hasModelCache: Bool
+
+    /// Reads the store at `url`, which is opened read-only.
+    ///
+    /// - Throws: `StoreError` when the file is not a Core Data store, `SQLiteError` when it is
+    ///   not a database or cannot be read.
+    public init(storeAt url: URL) throws {
+        let connection = try Connection(path: url.path, configuration: .init(
+            readOnly: true, create: false, journalMode: nil, synchronous: nil))
+        try self.init(connection: connection)
+    }
+
+    /// Reads the store open on `connection`.
+    public init(connection: Connection) throws {
+        let catalog = try StoreCatalog(connection: connection)
+        let statement = try connection.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
+        guard try statement.step() else { throw StoreError("the store's Z_METADATA table is empty") }
+        uuid = statement.string(at: 0) ?? ""
+        var metadata: [String: any Sendable] = [:]
+        if let data = statement.data(at: 1), !data.isEmpty {
+            guard let dictionary = (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any] else {
+                throw StoreError("the store's metadata is not a property list")
+            }
+            metadata = dictionary.compactMapValues { PropertyListValue.sendable($0) }
+        }
+        self.metadata = metadata
+        versionHashes = (metadata["NSStoreModelVersionHashes"] as? [String: any Sendable])?.compactMapValues { $0 as? Data } ?? [:]
+        journalMode = try connection.journalMode()
+        hasModelCache = catalog.tables["Z_MODELCACHE"] != nil
+
+        let byNumber = Dictionary(catalog.entries.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
+        func root(of entry: StoreCatalog.Entry) -> StoreCatalog.Entry {
+            var current = entry
+            var seen: Set<Int> = [entry.number]
+            while current.parent != 0, let parent = byNumber[current.parent], seen.insert(parent.number).inserted { current = parent }
+            return current
+        }
+        var counts: [String: [Int: Int]] = [:]
+        var result: [EntityRows] = []
+        for entry in catalog.entries {
+            let table = StoreCatalog.tableName(ofRoot: root(of: entry).name)
+            if counts[table] == nil, catalog.tables[table]?.contains(where: { $0.name == "Z_ENT" }) == true {
+                let rows = try connection.rows("SELECT Z_ENT, count(*) FROM \(quoteIdentifier(table)) GROUP BY Z_ENT") {
+                    ($0.int(at: 0), $0.int(at: 1))
+                }
+                counts[table] = Dictionary(rows, uniquingKeysWith: +)
+            }
+            result.append(EntityRows(number: entry.number, name: entry.name, parent: entry.parent == 0 ? nil : entry.parent,
+                                     table: table, rows: counts[table].map { $0[entry.number] ?? 0 },
+                                     maximumKey: entry.maximumKey))
+        }
+        entities = result
+    }
+}

@@ -1,0 +1,8 @@
+import DocStoreCLI
+import Foundation
+import VacationCLI
+
+var output = FileDescriptorOutputStream(fd: STDOUT_FILENO)
+var errors = FileDescriptorOutputStream(fd: STDERR_FILENO)
+exit(DocStore.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
+                  output: &output, errors: &errors))
