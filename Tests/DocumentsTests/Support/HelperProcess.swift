@@ -64,7 +64,7 @@ final class HelperProcess: @unchecked Sendable {
 
     /// Waits for an output line that starts with `prefix`, and returns it.
     @discardableResult
-    func waitForLine(_ prefix: String, timeout: Duration = .seconds(10)) async throws -> String {
+    func waitForLine(_ prefix: String, timeout: Duration = .seconds(60)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
@@ -83,7 +83,7 @@ final class HelperProcess: @unchecked Sendable {
     func closeInput() { try? input.fileHandleForWriting.close() }
 
     /// Waits for the process to end and says how.
-    func waitForExit(timeout: Duration = .seconds(10)) async throws -> Termination {
+    func waitForExit(timeout: Duration = .seconds(60)) async throws -> Termination {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             guard ContinuousClock.now < deadline else { throw HelperFailure("the helper is still running after \(timeout)") }
