@@ -31,10 +31,10 @@ let package = Package(
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "TestSupport"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"]),
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "TestSupport"]),
+        .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "Documents", "ObjectGraph", "TestSupport", "vacation"]),
         // Core Data stores and documents from the command line (docstore).
         .target(name: "DocStoreCLI", dependencies: ["ObjectGraph", "SQLiteDB", "VacationCLI"],
                 exclude: ["README-section.md"]),

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Runs one of the package's own executables (built next to the test bundle) and captures
+/// what it writes. Output goes to temporary files, not pipes, so that a chatty process can
+/// never block on a full pipe.
+///
+/// ```swift
+/// let result = try ProductProcess.run("vacation", ["--library", path, "list", "--json"])
+/// #expect(result.status == 0)
+/// ```
+public enum ProductProcess {
+    public struct Result: Sendable {
+        public var status: Int32
+        /// True when the process was killed by a signal (`status` is then the signal).
+        public var signalled: Bool
+        public var output: String
+        public var errors: String
+    }
+
+    /// The path of an executable product, found beside the test bundle.
+    public static func url(of name: String) throws -> URL {
+        var folders = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+        folders += folders.map { $0.deletingLastPathComponent() }
+        for folder in folders {
+            let candidate = folder.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
+    }
+
+    /// Starts the product without waiting; output goes to the given files.
+    public static func start(_ name: String, _ arguments: [String], environment: [String: String]? = nil,
+                             input: URL? = nil, output: URL, errors: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = try url(of: name)
+        process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        for (key, value) in environment ?? [:] { variables[key] = value }
+        variables["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = variables
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Runs the product to completion.
+    public static func run(_ name: String, _ arguments: [String], environment: [String: String]? = nil,
+                           input: Data? = nil) throws -> Result {
+        let directory = try TemporaryDirectory(prefix: "process")
+        var inputURL: URL?
+        if let input {
+            inputURL = directory.path("input")
+            try input.write(to: directory.path("input"))
+        }
+        let process = try start(name, arguments, environment: environment, input: inputURL,
+                                output: directory.path("output"), errors: directory.path("errors"))
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+                      output: (try? String(contentsOf: directory.path("output"), encoding: .utf8)) ?? "",
+                      errors: (try? String(contentsOf: directory.path("errors"), encoding: .utf8)) ?? "")
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Everything the CLI takes from the world, passed in so that tests can run it in-process:
+/// `main.swift` hands over the real streams, environment and terminal check.
+///
+/// ```swift
+/// let output = BufferSink(), errors = BufferSink()
+/// let code = VacationCLI.run(["--library", path, "list"], environment: .init(output: output, errors: errors))
+/// ```
+public struct CLIEnvironment: Sendable {
+    public var variables: [String: String]
+    public var currentDirectory: String
+    /// Where `-` feeds are read from.
+    public var standardInput: FileHandle
+    /// Results only.
+    public var output: OutputSink
+    /// Errors, warnings and progress.
+    public var errors: OutputSink
+    /// Progress bars show only when standard error is a terminal.
+    public var errorsIsTerminal: Bool
+    public var terminalWidth: Int
+    public var now: @Sendable () -> Date
+
+    public init(variables: [String: String] = [:], currentDirectory: String = FileManager.default.currentDirectoryPath,
+                standardInput: FileHandle = .standardInput, output: OutputSink, errors: OutputSink,
+                errorsIsTerminal: Bool = false, terminalWidth: Int = 80, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.variables = variables
+        self.currentDirectory = currentDirectory
+        self.standardInput = standardInput
+        self.output = output
+        self.errors = errors
+        self.errorsIsTerminal = errorsIsTerminal
+        self.terminalWidth = terminalWidth
+        self.now = now
+    }
+
+    /// The process's own streams, environment and terminal.
+    public static func process() -> CLIEnvironment {
+        let variables = ProcessInfo.processInfo.environment
+        return CLIEnvironment(variables: variables, output: FileDescriptorSink(descriptor: 1), errors: FileDescriptorSink(descriptor: 2),
+                              errorsIsTerminal: Terminal.isTerminal(fd: 2), terminalWidth: Terminal.width(fd: 1, environment: variables))
+    }
+}
+
+/// A command that failed: the one-line message, an optional hint, and the exit code.
+struct CLIFailure: Error, Equatable {
+    var message: String
+    var hint: String?
+    var exitCode: Int32
+
+    static func usage(_ message: String, hint: String? = nil) -> CLIFailure { CLIFailure(message: message, hint: hint, exitCode: 64) }
+    static func failed(_ message: String, hint: String? = nil) -> CLIFailure { CLIFailure(message: message, hint: hint, exitCode: 1) }
+    static func badFeed(_ message: String, hint: String? = nil) -> CLIFailure { CLIFailure(message: message, hint: hint, exitCode: 65) }
+    static func missing(_ message: String, hint: String? = nil) -> CLIFailure { CLIFailure(message: message, hint: hint, exitCode: 66) }
+    static func busy(_ message: String, hint: String? = nil) -> CLIFailure { CLIFailure(message: message, hint: hint, exitCode: 75) }
+}
+
+/// DESIGN §5's exit codes.
+public enum ExitCode {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usage: Int32 = 64
+    public static let badFeed: Int32 = 65
+    public static let noSuchThing: Int32 = 66
+    public static let busy: Int32 = 75
+}

@@ -1,0 +1,135 @@
+import Documents
+import Foundation
+import ObjectGraph
+import Vacations
+
+/// `list`, `create`, `rename`, `delete`, `default`, `info`, `check`.
+extension Session {
+    private static let countedEntities = ["Photo", "Place", "Tag"]
+
+    func list() throws -> Int32 {
+        let summaries = try library.documents.documents(counting: Self.countedEntities)
+            .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+        if json {
+            emit(.array(summaries.map { summary in
+                .object([
+                    ("name", .string(summary.name)),
+                    ("photos", .integer(Int64(summary.counts["Photo"] ?? 0))),
+                    ("places", .integer(Int64(summary.counts["Place"] ?? 0))),
+                    ("tags", .integer(Int64(summary.counts["Tag"] ?? 0))),
+                    ("modified", .date(summary.modified)),
+                    ("isDefault", .bool(summary.name == library.defaultName)),
+                    ("created", .date(summary.created)),
+                    ("bytes", .integer(summary.bytes)),
+                    ("path", .string(summary.url.path)),
+                ])
+            }))
+            return ExitCode.success
+        }
+        var table = TextTable(columns: [.init("NAME"), .init("PHOTOS", alignment: .right), .init("PLACES", alignment: .right),
+                                        .init("TAGS", alignment: .right), .init("MODIFIED"), .init("DEFAULT")])
+        for summary in summaries {
+            table.addRow([summary.name, String(summary.counts["Photo"] ?? 0), String(summary.counts["Place"] ?? 0),
+                          String(summary.counts["Tag"] ?? 0), Rendering.shortDate(summary.modified),
+                          summary.name == library.defaultName ? "*" : ""])
+        }
+        say(table.rendered())
+        return ExitCode.success
+    }
+
+    func create(_ name: String) throws -> Int32 {
+        let resolved = try DocumentName(name).rawValue
+        let document = try library.documents.create(named: resolved)
+        try document.close()
+        if json {
+            emit(.object([("name", .string(resolved)), ("path", .string(document.bundle.url.path))]))
+        } else {
+            say("Created vacation \"\(resolved)\".")
+        }
+        return ExitCode.success
+    }
+
+    func rename(_ old: String, _ new: String) throws -> Int32 {
+        let from = try library.resolve(old)
+        let to = try DocumentName(new).rawValue
+        guard try library.exists(from) else { throw DocumentError(.notFound, .document(from)) }
+        if from != to, try library.exists(to) { throw DocumentError(.alreadyExists, .document(to)) }
+        try library.rename(from, to: to)
+        if json {
+            emit(.object([("name", .string(to)), ("previousName", .string(from))]))
+        } else {
+            say("Renamed vacation \"\(from)\" to \"\(to)\".")
+        }
+        return ExitCode.success
+    }
+
+    func delete(_ name: String) throws -> Int32 {
+        let resolved = try library.resolve(name)
+        guard try library.exists(resolved) else { throw DocumentError(.notFound, .document(resolved)) }
+        try library.documents.delete(resolved, wait: library.wait)
+        if json {
+            emit(.object([("name", .string(resolved)), ("deleted", .bool(true))]))
+        } else {
+            say("Deleted vacation \"\(resolved)\".")
+        }
+        return ExitCode.success
+    }
+
+    func setDefault(_ name: String?) throws -> Int32 {
+        if let name {
+            try library.setDefault(name)
+        }
+        let current = library.defaultName
+        let shown = name.map { try? library.resolve($0) } ?? current
+        if json {
+            emit(.object([("default", .string(shown ?? current))]))
+        } else {
+            say(shown ?? current)
+        }
+        return ExitCode.success
+    }
+
+    func info(_ name: String?) throws -> Int32 {
+        let resolved = try vacationName(name)
+        let summary = try library.documents.summary(ofDocumentNamed: resolved, counting: Self.countedEntities)
+        let metadata = try reading(resolved) { _, document in document.metadata }
+        let photos = summary.counts["Photo"] ?? 0, places = summary.counts["Place"] ?? 0, tags = summary.counts["Tag"] ?? 0
+        if json {
+            emit(.object([
+                ("name", .string(resolved)), ("path", .string(summary.url.path)),
+                ("photos", .integer(Int64(photos))), ("places", .integer(Int64(places))), ("tags", .integer(Int64(tags))),
+                ("bytes", .integer(summary.bytes)), ("modelVersion", .string(metadata?.modelVersion ?? VacationModel.version)),
+                ("created", .date(summary.created)), ("modified", .date(summary.modified)),
+                ("isDefault", .bool(resolved == library.defaultName)),
+            ]))
+        } else {
+            var table = TextTable(columns: [.init(""), .init("")], showsHeader: false)
+            table.addRow(["Vacation", resolved + (resolved == library.defaultName ? " (default)" : "")])
+            table.addRow(["Photos", String(photos)])
+            table.addRow(["Places", String(places)])
+            table.addRow(["Tags", String(tags)])
+            table.addRow(["Size", Rendering.size(summary.bytes)])
+            table.addRow(["Created", Rendering.shortDate(summary.created)])
+            table.addRow(["Modified", Rendering.shortDate(summary.modified)])
+            table.addRow(["Model version", metadata?.modelVersion ?? VacationModel.version])
+            table.addRow(["Path", summary.url.path])
+            say(table.rendered())
+        }
+        return ExitCode.success
+    }
+
+    func check(_ name: String?) throws -> Int32 {
+        let resolved = try vacationName(name)
+        let problems = try reading(resolved) { _, document in try VacationCheck.problems(in: document.coordinator) }
+        if json {
+            emit(.object([("vacation", .string(resolved)), ("ok", .bool(problems.isEmpty)),
+                          ("problems", .array(problems.map { .string($0) }))]))
+        } else if problems.isEmpty {
+            say("Vacation \"\(resolved)\" is sound: no problems found.")
+        } else {
+            say("Vacation \"\(resolved)\" has \(Rendering.plural(problems.count, "problem")):")
+            for problem in problems { say("  \(problem)") }
+        }
+        return problems.isEmpty ? ExitCode.success : ExitCode.failure
+    }
+}

@@ -1,0 +1,86 @@
+import Documents
+import Foundation
+import ObjectGraph
+import Vacations
+
+/// `photos`, `show`, `tags`, `places`.
+extension Session {
+    func photos(_ options: VacationCommand.PhotosOptions) throws -> Int32 {
+        let query = PhotoQuery(tag: options.tag, place: options.place, predicate: options.predicate,
+                               sortKeys: options.sortKeys, descending: options.descending, limit: options.limit)
+        return try reading(globals.vacation) { context, _ in
+            let photos = try VacationQueries.photos(query, in: context)
+            if json {
+                emit(.array(photos.map(Rendering.json)))
+                return ExitCode.success
+            }
+            var table = TextTable(columns: [.init("ID"), .init("TITLE", maximumWidth: 40), .init("PLACE", maximumWidth: 32),
+                                            .init("TAGS", maximumWidth: 32), .init("TAKEN")])
+            for photo in photos {
+                table.addRow([photo.unique, photo.displayTitle, photo.place?.name ?? "", photo.tagNames.joined(separator: ", "),
+                              Rendering.shortDate(photo.dateTaken)])
+            }
+            if !photos.isEmpty { say(table.rendered()) }
+            return ExitCode.success
+        }
+    }
+
+    func show(_ id: String) throws -> Int32 {
+        let name = try vacationName()
+        return try reading(name) { context, _ in
+            guard FlickrNames.canonicalID(id) != nil, let photo = try VacationQueries.photo(id: id, in: context) else {
+                throw CLIFailure.missing("No photo \(id) in the vacation \"\(name)\"")
+            }
+            if json {
+                emit(Rendering.json(photo))
+                return ExitCode.success
+            }
+            var table = TextTable(columns: [.init(""), .init("")], showsHeader: false)
+            let rows: [(String, String?)] = [
+                ("ID", photo.unique), ("Title", photo.displayTitle), ("Description", photo.subtitle),
+                ("Place", photo.place?.name), ("Tags", photo.tagNames.isEmpty ? nil : photo.tagNames.joined(separator: ", ")),
+                ("Taken", photo.dateTaken.map { Rendering.shortDate($0) }), ("Uploaded", photo.dateUploaded.map { Rendering.shortDate($0) }),
+                ("Owner", photo.owner), ("Location", photo.latitude.flatMap { lat in photo.longitude.map { "\(lat), \($0)" } }),
+                ("Media", photo.media), ("Image", photo.imageURL), ("Thumbnail", photo.thumbnailURL),
+                ("Visited", photo.visited.map { Rendering.shortDate($0) }),
+            ]
+            for (label, value) in rows {
+                // Descriptions may span lines; show the first, the JSON form keeps them all.
+                if let value, !value.isEmpty { table.addRow([label, value.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""]) }
+            }
+            say(table.rendered())
+            return ExitCode.success
+        }
+    }
+
+    func tags() throws -> Int32 {
+        try reading(globals.vacation) { context, _ in
+            let tags = try VacationQueries.tags(in: context)
+            if json {
+                emit(.array(tags.map { .object([("name", .string($0.name)), ("count", .integer($0.count))]) }))
+                return ExitCode.success
+            }
+            var table = TextTable(columns: [.init("TAG"), .init("PHOTOS", alignment: .right)])
+            for tag in tags { table.addRow([tag.name, String(tag.count)]) }
+            if !tags.isEmpty { say(table.rendered()) }
+            return ExitCode.success
+        }
+    }
+
+    func places() throws -> Int32 {
+        try reading(globals.vacation) { context, _ in
+            let places = try VacationQueries.places(in: context)
+            if json {
+                emit(.array(places.map { place in
+                    .object([("name", .string(place.name)), ("photos", .integer(Int64(place.photos.count))),
+                             ("firstVisited", .date(place.firstVisited))])
+                }))
+                return ExitCode.success
+            }
+            var table = TextTable(columns: [.init("PLACE"), .init("PHOTOS", alignment: .right), .init("FIRST VISITED")])
+            for place in places { table.addRow([place.name, String(place.photos.count), Rendering.shortDate(place.firstVisited)]) }
+            if !places.isEmpty { say(table.rendered()) }
+            return ExitCode.success
+        }
+    }
+}

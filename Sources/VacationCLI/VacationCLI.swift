@@ -1,0 +1,110 @@
+import Documents
+import Foundation
+import ObjectGraph
+import Vacations
+
+/// The `vacation` command: parse, run, render, all in-process; `main.swift` only wires the
+/// process's streams and exits with the code this returns.
+///
+/// ```swift
+/// let code = VacationCLI.run(CommandLine.arguments.dropFirst().map { $0 }, environment: .process())
+/// ```
+@MainActor
+public enum VacationCLI {
+    /// Runs one invocation and returns its exit code (DESIGN §5).
+    public static func run(_ arguments: [String], environment: CLIEnvironment) -> Int32 {
+        let invocation: VacationCommandLine.Invocation
+        switch VacationCommandLine.parse(arguments, screenWidth: environment.terminalWidth) {
+        case .failure(let error):
+            environment.errors.write(error.description + "\n")
+            return error.exitCode
+        case .success(.help(_, let text)):
+            environment.output.write(text.hasSuffix("\n") ? text : text + "\n")
+            return ExitCode.success
+        case .success(.version(let version)):
+            environment.output.write(version + "\n")
+            return ExitCode.success
+        case .success(.run(let parsed)):
+            invocation = parsed
+        }
+        do {
+            var session = try Session(invocation: invocation, environment: environment)
+            let code = try session.run()
+            _ = ManagedDocument.closeAll()
+            return code
+        } catch {
+            let errors = ManagedDocument.closeAll()
+            let failure = describe(error)
+            environment.errors.write("Error: \(failure.message)\n")
+            if let hint = failure.hint { environment.errors.write(hint + "\n") }
+            for extra in errors where "\(extra)" != failure.message { environment.errors.write("Warning: \(extra)\n") }
+            return failure.exitCode
+        }
+    }
+
+    /// Turns any error into the message, hint and exit code the contract asks for.
+    static func describe(_ error: Error) -> CLIFailure {
+        switch error {
+        case let failure as CLIFailure:
+            return failure
+        case let error as CLIUsageError:
+            return .usage(error.message)
+        case let error as DocumentError:
+            return describe(error)
+        case let error as FeedError:
+            return .badFeed(error.description)
+        case let error as QueryError:
+            return .usage(error.description)
+        case let error as ImportFailure:
+            switch error {
+            case .feed(let feedError): return .badFeed(feedError.description)
+            case .store(let message): return .failed(message)
+            }
+        default:
+            return .failed("\(error)")
+        }
+    }
+
+    static func describe(_ error: DocumentError) -> CLIFailure {
+        let subject: String
+        switch error.subject {
+        case .document(let name): subject = "vacation \"\(name)\""
+        case .backup(let name): subject = "backup \"\(name)\""
+        case .path(let path): subject = path
+        }
+        switch error.kind {
+        case .notFound:
+            if case .backup = error.subject {
+                return .missing("No such \(subject)", hint: "Run 'vacation backups' to see the backups of a vacation.")
+            }
+            if case .path = error.subject { return .missing("No such file or folder: \(subject)") }
+            return .missing("No such \(subject)", hint: "Run 'vacation list' to see your vacations.")
+        case .invalidName(let reason):
+            return .usage("Invalid vacation name \(quoted(error.subject)): \(reason)")
+        case .alreadyExists:
+            return .failed("A \(subject) already exists")
+        case .busy(let waited):
+            return .busy("The \(subject) is busy: another process is writing to it (waited \(format(waited)))",
+                         hint: "Try again when it is done, or give --wait SECONDS to wait longer.")
+        case .locked:
+            return .busy("The \(subject) is in use by this process")
+        case .ambiguous(let candidates):
+            return .usage("The \(subject) belongs to several vacations (\(candidates.joined(separator: ", ")))",
+                          hint: "Name the vacation with --vacation NAME, or give the backup's path.")
+        default:
+            return .failed(error.description.replacingOccurrences(of: "Document \"", with: "Vacation \""))
+        }
+    }
+
+    private static func quoted(_ subject: DocumentError.Subject) -> String {
+        switch subject {
+        case .document(let name), .backup(let name): "\"\(name)\""
+        case .path(let path): "\"\(path)\""
+        }
+    }
+
+    private static func format(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+    }
+}
