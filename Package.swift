@@ -34,10 +34,9 @@ let package = Package(
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"]),
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "Documents", "ObjectGraph", "TestSupport", "vacation"]),
+        .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacation"]),
         // Core Data stores and documents from the command line (docstore).
-        .target(name: "DocStoreCLI", dependencies: ["ObjectGraph", "SQLiteDB", "VacationCLI"],
-                exclude: ["README-section.md"]),
+        .target(name: "DocStoreCLI", dependencies: ["ObjectGraph", "SQLiteDB", "VacationCLI"]),
         .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "VacationCLI"]),
         .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "ObjectGraph", "SQLiteDB", "TestSupport"]),
     ],

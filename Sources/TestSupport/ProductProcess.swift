@@ -28,6 +28,24 @@ public enum ProductProcess {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
     }
 
+    /// Runs any program to completion (for tools like `script`).
+    public static func runExternal(_ path: String, _ arguments: [String]) throws -> Result {
+        let directory = try TemporaryDirectory(prefix: "process")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        _ = FileManager.default.createFile(atPath: directory.path("output").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.path("errors").path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: directory.path("output"))
+        process.standardError = try FileHandle(forWritingTo: directory.path("errors"))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
+                      output: (try? String(contentsOf: directory.path("output"), encoding: .utf8)) ?? "",
+                      errors: (try? String(contentsOf: directory.path("errors"), encoding: .utf8)) ?? "")
+    }
+
     /// Starts the product without waiting; output goes to the given files.
     public static func start(_ name: String, _ arguments: [String], environment: [String: String]? = nil,
                              input: URL? = nil, output: URL, errors: URL) throws -> Process {

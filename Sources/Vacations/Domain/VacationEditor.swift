@@ -80,9 +80,10 @@ public struct VacationEditor {
                 changed = true
             }
 
-            // Place: the new one learns the photo's date; the old one may be left empty.
+            // Place: the new one learns the photo's date; the old one may be left empty. A feed
+            // that names no place for the photo leaves the place it has.
             let oldPlace = isNew ? nil : photo.place
-            let newPlace = draft.placeName.map { name in
+            let newPlace = draft.placeName == nil ? oldPlace : draft.placeName.map { name in
                 places[name] ?? {
                     let place = Place(context: context)
                     place.name = name

@@ -53,4 +53,46 @@ struct ReadmeExamplesTests {
         #expect(titles == ["Vila Nova de Milfontes", "Almograve"])
         #expect(try context.count(for: FetchRequest<Stage>()) == 0)
     }
+
+    @Test("the fetching example runs as written")
+    func fetching() throws {
+        let directory = try TemporaryDirectory()
+        let container = try PersistentContainer(url: directory.path("Trails.sqlite"), model: try ObjectModel(Trail.self, Stage.self))
+        let context = container.viewContext
+        for (name, length) in [("Rota Vicentina", 226.5), ("Via Algarviana", 300.0), ("Caminho Português", 240.0)] {
+            let trail = Trail(context: context)
+            trail.name = name
+            trail.lengthKilometres = length
+        }
+        try container.saveToStore()
+
+        // README example begins.
+        // Core Data's format language, compiled to SQL with bound parameters.
+        var request = try FetchRequest<Trail>(predicate: "name BEGINSWITH[cd] %@ AND lengthKilometres > %f", "ca", 100.0,
+                                              sortedBy: [ObjectSortDescriptor("lengthKilometres", ascending: false)])
+        request.fetchLimit = 10
+        let long = try context.fetch(request)                         // one query
+        let count = try context.count(for: FetchRequest<Trail>())     // SELECT count(*)
+
+        // MagicalRecord's finders.
+        let vicentina = try context.findFirst(Trail.self, where: "name == %@", "Rota Vicentina")
+        let stage = try context.findOrCreate(Stage.self, by: "title", value: "Odeceixe")
+        stage.trail = vicentina
+
+        // A fetched results controller: sections, index paths, and changes a table view applies.
+        let controller = try FetchedResultsController(
+            request: FetchRequest<Stage>(sortedBy: [ObjectSortDescriptor("trail.name"), ObjectSortDescriptor("order")]),
+            context: context, sectionKeyPath: "trail.name")
+        var changes: [ResultsChanges] = []
+        controller.onChange = { changes.append($0) }
+        try controller.performFetch()
+        try container.saveToStore()                                   // the controller reports the save
+        // README example ends.
+
+        #expect(long.map(\.name) == ["Caminho Português"])
+        #expect(count == 3)
+        #expect(controller.sectionNames == ["Rota Vicentina"])
+        #expect(controller.fetchedObjects.map(\.title) == ["Odeceixe"])
+        #expect(changes.isEmpty)   // saving changed nothing the controller shows
+    }
 }
