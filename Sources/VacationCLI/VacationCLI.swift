@@ -28,16 +28,13 @@ public enum VacationCLI {
             invocation = parsed
         }
         do {
+            // Each command closes the documents it opened, whatever happens.
             var session = try Session(invocation: invocation, environment: environment)
-            let code = try session.run()
-            _ = ManagedDocument.closeAll()
-            return code
+            return try session.run()
         } catch {
-            let errors = ManagedDocument.closeAll()
             let failure = describe(error)
             environment.errors.write("Error: \(failure.message)\n")
             if let hint = failure.hint { environment.errors.write(hint + "\n") }
-            for extra in errors where "\(extra)" != failure.message { environment.errors.write("Warning: \(extra)\n") }
             return failure.exitCode
         }
     }
