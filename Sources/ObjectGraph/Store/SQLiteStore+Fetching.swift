@@ -5,9 +5,7 @@ extension SQLiteStore {
     /// The SQL and arguments of a fetch; `columns` is what to select.
     private func statementText(_ plan: FetchPlan, columns: String, counting: Bool) throws -> (String, [SQLiteValue]) {
         let entity = model[plan.entity]
-        let query = try PredicateSQLCompiler.compile(predicate: plan.predicate,
-                                                     sortDescriptors: counting ? [] : plan.sortDescriptors,
-                                                     entity: entity, model: model)
+        let query = try compiledQuery(entity: entity, predicate: plan.predicate, sortDescriptors: counting ? [] : plan.sortDescriptors)
         var sql = "SELECT \(columns) FROM \(query.from)"
         var conditions: [String] = []
         let numbers = plan.includesSubentities ? entity.hierarchy : [entity.number]
@@ -26,6 +24,16 @@ extension SQLiteStore {
             }
         }
         return (sql, arguments)
+    }
+
+    /// The compiled SQL of a predicate and order, compiled once per store.
+    func compiledQuery(entity: Entity, predicate: ObjectPredicate?, sortDescriptors: [ObjectSortDescriptor]) throws -> SQLFetchQuery {
+        let key = CompiledQueryKey(entity: entity.number, predicate: predicate, sortDescriptors: sortDescriptors)
+        if let query = compiledQueries[key] { return query }
+        let query = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, model: model)
+        if compiledQueries.count >= 512 { compiledQueries.removeAll() }
+        compiledQueries[key] = query
+        return query
     }
 
     /// Rows matching `plan`, in its order and window.

@@ -18,6 +18,14 @@ final class SQLiteStore {
     /// `Z_METADATA.Z_PLIST` as stored, decoded.
     private(set) var metadata: [String: any Sendable]
     var rowReaders: [String: RowReader] = [:]
+    /// Compiled predicates and orders, so that a repeated fetch does not compile again.
+    var compiledQueries: [CompiledQueryKey: SQLFetchQuery] = [:]
+
+    struct CompiledQueryKey: Hashable {
+        var entity: Int
+        var predicate: ObjectPredicate?
+        var sortDescriptors: [ObjectSortDescriptor]
+    }
 
     struct Options: Sendable {
         var readOnly = false
