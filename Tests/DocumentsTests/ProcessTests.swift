@@ -3,6 +3,7 @@ import Foundation
 import ObjectGraph
 import SQLiteDB
 import Testing
+import TestSupport
 
 /// Behaviour between processes, with real `vacations-test-helper` processes.
 @Suite("Between processes")

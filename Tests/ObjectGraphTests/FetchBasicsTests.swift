@@ -108,3 +108,39 @@ struct FetchBasicsTests {
         #expect(try store.rows("SELECT ZUNIQUE FROM ZPHOTO WHERE ZTITLE IN ('Tram 15', 'Sintra') ORDER BY 1") == [[.text("1")], [.text("7")]])
     }
 }
+
+@Suite("Relationship prefetching keeps queries bounded")
+struct PrefetchTests {
+    @Test("touching photo.place.name over 10,000 photos takes a bounded number of queries, and two with prefetching")
+    func bounded() throws {
+        let store = try TestStore()
+        let context = store.context()
+        let places = (0..<50).map { index -> Place in
+            let place = Place(context: context)
+            place.name = "Place \(index)"
+            return place
+        }
+        for index in 0..<10_000 {
+            let photo = Photo(context: context)
+            photo.unique = String(index)
+            photo.place = places[index % places.count]
+        }
+        try context.save()
+        let recorder = SQLTraceRecorder()
+        try store.sql { recorder.attach(to: $0) }
+
+        var request = FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")])
+        request.relationshipKeyPathsForPrefetching = ["place"]
+        let prefetched = store.context()
+        let names = try prefetched.fetch(request).map { $0.place?.name ?? "" }
+        #expect(Set(names).count == 50)
+        #expect(recorder.selects.count == 2)
+
+        recorder.clear()
+        let plain = store.context()
+        let again = try plain.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")])).map { $0.place?.name ?? "" }
+        #expect(again == names)
+        // One query for the photos; the 50 place faults fire together, a batch at a time.
+        #expect(recorder.selects.count == 2)
+    }
+}

@@ -191,3 +191,64 @@ struct RelationshipTests {
         #expect(throws: ContextError.self) { try first.save() }
     }
 }
+
+@Suite("A failed save leaves the context as it was")
+struct FailedSaveTests {
+    @Test("after a refused save every object keeps its values, relationships and pending state, and the next save works")
+    func contextUnchanged() throws {
+        let store = try TestStore()
+        let setup = store.context()
+        let existing = Tag(context: setup)
+        existing.name = "sea"
+        try setup.save()
+
+        let context = store.context()
+        let place = Place(context: context)
+        place.name = "Lisbon"
+        let photo = Photo(context: context)
+        photo.unique = "1"
+        photo.place = place
+        let clash = Tag(context: context)
+        clash.name = "sea"
+        photo.tags = [clash]
+        let trip = Trip(context: context)
+        trip.name = "Portugal"
+        let stop = Stop(context: context)
+        stop.trip = trip
+        #expect(throws: UniqueConstraintError.self) { try context.save() }
+        #expect(try store.rows("SELECT (SELECT count(*) FROM ZPHOTO), (SELECT count(*) FROM ZPLACE), (SELECT count(*) FROM ZTAG)")
+                == [[.integer(0), .integer(0), .integer(1)]])
+        #expect(photo.objectID.isTemporary && photo.isInserted)
+        #expect(photo.place === place && place.photos == [photo] && clash.photos == [photo])
+        #expect(context.hasChanges)
+        #expect(context.insertedObjects.count == 5)
+        clash.name = "sun"
+        try context.save()
+        #expect(try store.rows("SELECT ZNAME FROM ZTAG ORDER BY 1") == [[.text("sea")], [.text("sun")]])
+        #expect(!photo.objectID.isTemporary)
+    }
+
+    @Test("a delete refused by a deny rule restores the inverse relationships it had cleared")
+    func denyRestores() throws {
+        let store = try TestStore()
+        let context = store.context()
+        let trip = Trip(context: context)
+        trip.name = "Iceland"
+        let stop = Stop(context: context)
+        stop.trip = trip
+        let photo = Photo(context: context)
+        photo.unique = "9"
+        let note = Note(context: context)
+        note.text = "n"
+        note.photo = photo
+        try context.save()
+        context.delete(photo)      // cascades to the note, nullifies nothing else
+        context.delete(trip)       // refused: the trip still has a stop
+        #expect(throws: ValidationError.self) { try context.save() }
+        #expect(note.photo === photo && !note.isDeleted)
+        #expect(stop.trip === trip)
+        context.rollback()
+        #expect(!photo.isDeleted && !trip.isDeleted)
+        #expect(photo.notes.count == 1)
+    }
+}

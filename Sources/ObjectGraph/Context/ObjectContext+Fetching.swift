@@ -66,13 +66,16 @@ extension ObjectContext {
     func fetchObjects(_ plan: FetchPlan, includesPendingChanges: Bool) throws -> [ManagedObject] {
         drainInbox()
         guard includesPendingChanges && hasPendingChanges else {
-            return try source.fetchSnapshots(plan).compactMap { register($0) }
+            let objects = try source.fetchSnapshots(plan).compactMap { register($0) }
+            registerTargetFaults(of: objects)
+            return objects
         }
         let entity = model[plan.entity]
         let accepts: (ManagedObject) -> Bool = { object in
             plan.includesSubentities ? entity.includes(object.entity.number) : object.entity.number == entity.number
         }
         let stored = try source.fetchSnapshots(plan.unwindowed).compactMap { register($0) }
+        registerTargetFaults(of: stored)
         var seen = Set<ObjectIdentifier>()
         var candidates: [ManagedObject] = []
         for object in stored + Array(inserted.values) + Array(updated.values)
@@ -86,6 +89,19 @@ extension ObjectContext {
         let start = min(plan.offset, candidates.count)
         let end = plan.limit.map { min(candidates.count, start + max(0, $0)) } ?? candidates.count
         return Array(candidates[start..<end])
+    }
+
+    /// Registers (without loading) the to-one targets of fetched objects, so that touching the
+    /// first fires them together, a batch at a time, instead of one query per target.
+    private func registerTargetFaults(of objects: [ManagedObject]) {
+        guard let first = objects.first, first.entity.toOneCount > 0 else { return }
+        var seen = Set<ObjectID>()
+        for object in objects where !object.isFault {
+            for target in object.toOne {
+                guard let target, seen.insert(target).inserted, registry[resolve(target)] == nil else { continue }
+                _ = registeredOrFault(target)
+            }
+        }
     }
 
     /// Prefetches a relationship key path, one level at a time (`place`, `tags`, `place.photos`).

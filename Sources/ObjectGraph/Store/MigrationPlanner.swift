@@ -6,6 +6,13 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable, Equatabl
     public var entity: String
     public var property: String?
     public var reason: String
+
+    public init(entity: String, property: String?, reason: String) {
+        self.entity = entity
+        self.property = property
+        self.reason = reason
+    }
+
     public var description: String {
         "Cannot migrate \(entity)\(property.map { "." + $0 } ?? ""): \(reason)"
     }

@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import Testing
 
 /// A `vacations-test-helper` process: started with arguments, its output read line by line on a
 /// thread of its own (so that it never blocks on a full pipe), signalled, waited for.
@@ -10,7 +9,7 @@ import Testing
 /// try await holder.waitForLine("holding")
 /// holder.send(SIGKILL)
 /// ```
-final class HelperProcess: @unchecked Sendable {
+public final class HelperProcess: @unchecked Sendable {
     // `process` and the pipes are set up in init and only read afterwards; output goes
     // through the mutex.
     private let process = Process()
@@ -20,12 +19,16 @@ final class HelperProcess: @unchecked Sendable {
     private let lines = Mutex<[String]>([])
     private let errorText = Mutex<String>("")
 
-    enum Termination: Equatable {
+    public enum Termination: Equatable, Sendable {
         case exited(Int32)
         case signalled(Int32)
     }
 
-    init(_ arguments: String...) throws {
+    public convenience init(_ arguments: String...) throws {
+        try self.init(arguments: arguments)
+    }
+
+    public init(arguments: [String]) throws {
         process.executableURL = try Self.executableURL()
         process.arguments = arguments
         process.standardInput = input
@@ -59,12 +62,12 @@ final class HelperProcess: @unchecked Sendable {
         }
     }
 
-    var outputLines: [String] { lines.withLock { $0 } }
-    var standardError: String { errorText.withLock { $0 } }
+    public var outputLines: [String] { lines.withLock { $0 } }
+    public var standardError: String { errorText.withLock { $0 } }
 
     /// Waits for an output line that starts with `prefix`, and returns it.
     @discardableResult
-    func waitForLine(_ prefix: String, timeout: Duration = .seconds(60)) async throws -> String {
+    public func waitForLine(_ prefix: String, timeout: Duration = .seconds(60)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
@@ -78,12 +81,17 @@ final class HelperProcess: @unchecked Sendable {
         throw HelperFailure("no \"\(prefix)\" from the helper within \(timeout); output \(outputLines), errors \(standardError)")
     }
 
-    func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    func closeInput() { try? input.fileHandleForWriting.close() }
+    /// Writes a line to the helper's standard input.
+    public func write(line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    public func closeInput() { try? input.fileHandleForWriting.close() }
 
     /// Waits for the process to end and says how.
-    func waitForExit(timeout: Duration = .seconds(60)) async throws -> Termination {
+    public func waitForExit(timeout: Duration = .seconds(60)) async throws -> Termination {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             guard ContinuousClock.now < deadline else { throw HelperFailure("the helper is still running after \(timeout)") }
@@ -93,7 +101,7 @@ final class HelperProcess: @unchecked Sendable {
     }
 
     /// The helper binary, next to the test bundle in the build products folder.
-    static func executableURL() throws -> URL {
+    public static func executableURL() throws -> URL {
         let name = "vacations-test-helper"
         var folders = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
         folders += folders.map { $0.deletingLastPathComponent() }
@@ -105,7 +113,7 @@ final class HelperProcess: @unchecked Sendable {
     }
 }
 
-struct HelperFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct HelperFailure: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

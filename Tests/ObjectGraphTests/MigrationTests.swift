@@ -1,0 +1,122 @@
+import Foundation
+import ObjectGraph
+import SQLiteDB
+import Testing
+import TestSupport
+
+@Suite("Lightweight migration of stores with rows")
+struct MigrationTests {
+    private static func entity(_ name: String, _ attributes: [AttributeDescription], _ relationships: [RelationshipDescription] = []) -> EntityDescription {
+        EntityDescription(name: name, attributes: attributes, relationships: relationships)
+    }
+
+    /// Version 1: Photo(title, rating) ↔ Tag(name) many-to-many.
+    private static let version1: [EntityDescription] = [
+        entity("Photo", [AttributeDescription(name: "title", type: .string), AttributeDescription(name: "rating", type: .integer16)],
+               [RelationshipDescription(name: "tags", destination: "Tag", inverse: "photos", isToMany: true)]),
+        entity("Tag", [AttributeDescription(name: "name", type: .string)],
+               [RelationshipDescription(name: "photos", destination: "Photo", inverse: "tags", isToMany: true)]),
+    ]
+
+    /// A store of version 1 with two photos, one tag, linked.
+    private func makeStore() throws -> (TemporaryDirectory, URL) {
+        let directory = try TemporaryDirectory()
+        let url = directory.path("store.sqlite")
+        let coordinator = try StoreCoordinator(url: url, model: ObjectModel(entities: Self.version1))
+        let context = ObjectContext(coordinator: coordinator)
+        let tag = try context.insertObject(entityName: "Tag")
+        try tag.setValue("sea", forKey: "name")
+        for (title, rating) in [("Belém", 4), ("Alfama", 5)] {
+            let photo = try context.insertObject(entityName: "Photo")
+            try photo.setValue(title, forKey: "title")
+            try photo.setValue(Int16(rating), forKey: "rating")
+            try photo.addObject(tag, forKey: "tags")
+        }
+        try context.save()
+        return (directory, url)
+    }
+
+    private func rows(_ url: URL, _ sql: String) throws -> [[SQLiteValue]] {
+        let connection = try Connection(path: url.path, configuration: .init(journalMode: nil))
+        let statement = try connection.prepare(sql)
+        var rows: [[SQLiteValue]] = []
+        try statement.forEachRow { row in rows.append((0..<row.columnCount).map { row.value(at: $0) }) }
+        return rows
+    }
+
+    @Test("an added attribute gets its default in existing rows; a removed one goes; a renamed one keeps its data")
+    func attributes() throws {
+        let (directory, url) = try makeStore()
+        defer { withExtendedLifetime(directory) {} }
+        var version2 = Self.version1
+        version2[0].attributes = [
+            AttributeDescription(name: "caption", type: .string, renamingIdentifier: "title"),
+            AttributeDescription(name: "visited", type: .boolean, isOptional: false, defaultValue: .integer(1)),
+        ]
+        let coordinator = try StoreCoordinator(url: url, model: ObjectModel(entities: version2))
+        #expect(try rows(url, "SELECT ZCAPTION, ZVISITED FROM ZPHOTO ORDER BY Z_PK") == [[.text("Belém"), .integer(1)], [.text("Alfama"), .integer(1)]])
+        // Renamed in place, added at the end (Core Data reads columns by name).
+        #expect(try coordinator.withConnection { try $0.columns(of: "ZPHOTO") } == ["Z_PK", "Z_ENT", "Z_OPT", "ZCAPTION", "ZVISITED"])
+        #expect(try rows(url, "SELECT count(*) FROM Z_1TAGS") == [[.integer(2)]])
+        // Opening again migrates nothing.
+        let schema = try rows(url, "SELECT sql FROM sqlite_master ORDER BY name")
+        _ = try StoreCoordinator(url: url, model: ObjectModel(entities: version2))
+        #expect(try rows(url, "SELECT sql FROM sqlite_master ORDER BY name") == schema)
+    }
+
+    @Test("a new entity that sorts first renumbers the others, their rows, join tables and key counters")
+    func renumbering() throws {
+        let (directory, url) = try makeStore()
+        defer { withExtendedLifetime(directory) {} }
+        var version2 = Self.version1
+        version2.append(Self.entity("Album", [AttributeDescription(name: "title", type: .string)],
+                                    [RelationshipDescription(name: "photos", destination: "Photo", inverse: "album", isToMany: true)]))
+        version2[0].relationships.append(RelationshipDescription(name: "album", destination: "Album", inverse: "photos"))
+        let model = try ObjectModel(entities: version2)
+        #expect(model.entities.map(\.name) == ["Album", "Photo", "Tag"])
+        let coordinator = try StoreCoordinator(url: url, model: model)
+        #expect(try rows(url, "SELECT DISTINCT Z_ENT FROM ZPHOTO") == [[.integer(2)]])
+        #expect(try rows(url, "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+                == [[.integer(1), .text("Album"), .integer(0)], [.integer(2), .text("Photo"), .integer(2)], [.integer(3), .text("Tag"), .integer(1)]])
+        #expect(try rows(url, "SELECT count(*) FROM Z_2TAGS") == [[.integer(2)]])
+        #expect(try rows(url, "SELECT name FROM sqlite_master WHERE name = 'Z_1TAGS'") == [])
+        let context = ObjectContext(coordinator: coordinator)
+        let photos = try context.fetch(FetchRequest<ManagedObject>(entityName: "Photo", predicate: try ObjectPredicate(format: "ANY tags.name == 'sea'")))
+        #expect(photos.count == 2)
+        let album = try context.insertObject(entityName: "Album")
+        try album.setObjects(photos, forKey: "photos")
+        try context.save()
+        #expect(try rows(url, "SELECT count(*) FROM ZPHOTO WHERE ZALBUM IS NOT NULL") == [[.integer(2)]])
+    }
+
+    @Test("what lightweight migration cannot do fails naming the entity and property, and changes nothing")
+    func refusals() throws {
+        let (directory, url) = try makeStore()
+        defer { withExtendedLifetime(directory) {} }
+        let before = try rows(url, "SELECT sql FROM sqlite_master ORDER BY name")
+        var typeChange = Self.version1
+        typeChange[0].attributes[0] = AttributeDescription(name: "title", type: .integer64)
+        #expect(throws: MigrationError(entity: "Photo", property: "title", reason: "its type changed from string to integer64")) {
+            try StoreCoordinator(url: url, model: ObjectModel(entities: typeChange))
+        }
+        var required = Self.version1
+        required[1].attributes.append(AttributeDescription(name: "colour", type: .string, isOptional: false))
+        let error = #expect(throws: MigrationError.self) { try StoreCoordinator(url: url, model: ObjectModel(entities: required)) }
+        #expect(error?.description == "Cannot migrate Tag.colour: it is required and has no default, and 1 existing rows would have no value")
+        var cardinality = Self.version1
+        cardinality[0].relationships[0] = RelationshipDescription(name: "tags", destination: "Tag", inverse: "photos", isToMany: false)
+        cardinality[1].relationships[0] = RelationshipDescription(name: "photos", destination: "Photo", inverse: "tags", isToMany: true)
+        #expect(throws: MigrationError.self) { try StoreCoordinator(url: url, model: ObjectModel(entities: cardinality)) }
+        #expect(try rows(url, "SELECT sql FROM sqlite_master ORDER BY name") == before)
+        #expect(try rows(url, "SELECT count(*) FROM ZPHOTO") == [[.integer(2)]])
+    }
+
+    @Test("a read-only open of a store that needs migrating is refused")
+    func readOnly() throws {
+        let (directory, url) = try makeStore()
+        defer { withExtendedLifetime(directory) {} }
+        var version2 = Self.version1
+        version2[1].attributes.append(AttributeDescription(name: "colour", type: .string))
+        #expect(throws: StoreError.self) { try StoreCoordinator(url: url, model: ObjectModel(entities: version2), readOnly: true) }
+    }
+}
