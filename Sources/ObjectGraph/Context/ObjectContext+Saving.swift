@@ -120,7 +120,8 @@ extension ObjectContext {
     func makePayload() -> CommitPayload {
         var payload = CommitPayload()
         payload.author = name
-        for object in inserted.values where !object.isDeleted {
+        // Creation order (temporary keys count down), so that keys are handed out in that order.
+        for object in inserted.values.sorted(by: { $0.objectID.primaryKey > $1.objectID.primaryKey }) where !object.isDeleted {
             payload.inserts.append(InsertRecord(id: object.objectID, values: object.values, toOne: object.toOne))
             collectLinks(of: object, into: &payload)
         }
