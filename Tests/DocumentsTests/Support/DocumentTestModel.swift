@@ -101,7 +101,8 @@ func addEntries(_ texts: [String], to document: ManagedDocument, batch: Int64 = 
 /// The timeout is generous: the main actor is shared by every main-actor test of the run, and
 /// on a busy machine work queued on it (an autosave among it) may wait seconds for its turn.
 @MainActor
-func eventually(timeout: Duration = .seconds(15), _ condition: @MainActor () throws -> Bool) async rethrows -> Bool {
+/// Generous: main-actor tests of other suites can hold the main actor for seconds on a loaded machine.
+func eventually(timeout: Duration = .seconds(60), _ condition: @MainActor () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
