@@ -10,60 +10,81 @@ import Synchronization
 /// holder.send(SIGKILL)
 /// ```
 public final class HelperProcess: @unchecked Sendable {
-    // `process` and the pipes are set up in init and only read afterwards; output goes
-    // through the mutex.
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
-    private let errors = Pipe()
-    private let lines = Mutex<[String]>([])
-    private let errorText = Mutex<String>("")
+    // The child and the pipe ends are set up in init and only read afterwards; output goes
+    // through the mutexes.
+    private let child: Spawn
+    private let inputWriter: Int32
+    private let inputClosed = Mutex(false)
+    private let shared = Shared()
+    private let readersDone = DispatchGroup()
 
-    public enum Termination: Equatable, Sendable {
-        case exited(Int32)
-        case signalled(Int32)
-    }
+    public typealias Termination = Spawn.Termination
 
     public convenience init(_ arguments: String...) throws {
         try self.init(arguments: arguments)
     }
 
     public init(arguments: [String]) throws {
-        process.executableURL = try Self.executableURL()
-        process.arguments = arguments
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputHandle = output.fileHandleForReading
-        let errorHandle = errors.fileHandleForReading
-        Thread.detachNewThread { [self] in
+        var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
+        // Close-on-exec, so that no other child (a later helper) inherits these pipes and keeps them
+        // open; the child's own streams are duplicated onto 0, 1 and 2, which clears the flag.
+        // (Spawn's lock keeps other threads from starting a process between pipe and fcntl.)
+        child = try Spawn.whileStarting {
+            guard pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else { throw HelperFailure("no pipes: \(errno)") }
+            for descriptor in input + output + errors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+            return try Spawn.startLocked(try Self.executableURL().path, arguments, input: .descriptor(input[0]),
+                                         output: .descriptor(output[1]), errors: .descriptor(errors[1]))
+        }
+        close(input[0])
+        close(output[1])
+        close(errors[1])
+        inputWriter = input[1]
+        let outputReader = output[0], errorReader = errors[0]
+        DispatchQueue.global().async(group: readersDone) { [shared] in
             var pending = ""
-            while case let data = outputHandle.availableData, !data.isEmpty {
-                pending += String(decoding: data, as: UTF8.self)
+            Self.drain(outputReader) { chunk in
+                pending += chunk
                 while let newline = pending.firstIndex(of: "\n") {
                     let line = String(pending[..<newline])
                     pending = String(pending[pending.index(after: newline)...])
-                    lines.withLock { $0.append(line) }
+                    shared.lines.withLock { $0.append(line) }
                 }
             }
+            close(outputReader)
         }
-        Thread.detachNewThread { [self] in
-            while case let data = errorHandle.availableData, !data.isEmpty {
-                errorText.withLock { $0 += String(decoding: data, as: UTF8.self) }
-            }
+        DispatchQueue.global().async(group: readersDone) { [shared] in
+            Self.drain(errorReader) { chunk in shared.errorText.withLock { $0 += chunk } }
+            close(errorReader)
+        }
+    }
+
+    /// Reads a descriptor to its end with plain `read(2)`.
+    private static func drain(_ descriptor: Int32, _ body: (String) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return }
+            body(String(decoding: buffer[0..<count], as: UTF8.self))
         }
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        if child.isRunning {
+            child.send(SIGKILL)
+            child.wait()
         }
+        closeInput()
     }
 
-    public var outputLines: [String] { lines.withLock { $0 } }
-    public var standardError: String { errorText.withLock { $0 } }
+    public var outputLines: [String] { shared.lines.withLock { $0 } }
+    public var standardError: String { shared.errorText.withLock { $0 } }
+
+    /// What the reader threads fill in.
+    private final class Shared: Sendable {
+        let lines = Mutex<[String]>([])
+        let errorText = Mutex<String>("")
+    }
 
     /// Waits for an output line that starts with `prefix`, and returns it.
     @discardableResult
@@ -71,7 +92,7 @@ public final class HelperProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
-            if !process.isRunning, outputLines.first(where: { $0.hasPrefix(prefix) }) == nil {
+            if !child.isRunning {
                 try await Task.sleep(for: .milliseconds(50))   // let the reader catch up
                 if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
                 throw HelperFailure("helper exited without saying \"\(prefix)\"; output \(outputLines), errors \(standardError)")
@@ -81,35 +102,34 @@ public final class HelperProcess: @unchecked Sendable {
         throw HelperFailure("no \"\(prefix)\" from the helper within \(timeout); output \(outputLines), errors \(standardError)")
     }
 
-    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    public func send(_ signal: Int32) { child.send(signal) }
 
     /// Writes a line to the helper's standard input.
     public func write(line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        var bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeMutableBytes { Foundation.write(inputWriter, $0.baseAddress, $0.count) }
     }
 
-    public func closeInput() { try? input.fileHandleForWriting.close() }
+    public func closeInput() {
+        inputClosed.withLock { closed in
+            if !closed { close(inputWriter) }
+            closed = true
+        }
+    }
 
     /// Waits for the process to end and says how.
     public func waitForExit(timeout: Duration = .seconds(60)) async throws -> Termination {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while child.isRunning {
             guard ContinuousClock.now < deadline else { throw HelperFailure("the helper is still running after \(timeout)") }
             try await Task.sleep(for: .milliseconds(5))
         }
-        return process.terminationReason == .uncaughtSignal ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
+        return child.wait()
     }
 
     /// The helper binary, next to the test bundle in the build products folder.
     public static func executableURL() throws -> URL {
-        let name = "vacations-test-helper"
-        var folders = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-        folders += folders.map { $0.deletingLastPathComponent() }
-        for folder in folders {
-            let candidate = folder.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        throw HelperFailure("\(name) not found near \(folders.map(\.path))")
+        try ProductProcess.url(of: "vacations-test-helper")
     }
 }
 

@@ -31,38 +31,17 @@ public enum ProductProcess {
     /// Runs any program to completion (for tools like `script`).
     public static func runExternal(_ path: String, _ arguments: [String]) throws -> Result {
         let directory = try TemporaryDirectory(prefix: "process")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        _ = FileManager.default.createFile(atPath: directory.path("output").path, contents: nil)
-        _ = FileManager.default.createFile(atPath: directory.path("errors").path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: directory.path("output"))
-        process.standardError = try FileHandle(forWritingTo: directory.path("errors"))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
-                      output: (try? String(contentsOf: directory.path("output"), encoding: .utf8)) ?? "",
-                      errors: (try? String(contentsOf: directory.path("errors"), encoding: .utf8)) ?? "")
+        let child = try Spawn.start(path, arguments, output: .file(directory.path("output")), errors: .file(directory.path("errors")))
+        return result(child.wait(), directory)
     }
 
     /// Starts the product without waiting; output goes to the given files.
     public static func start(_ name: String, _ arguments: [String], environment: [String: String]? = nil,
-                             input: URL? = nil, output: URL, errors: URL) throws -> Process {
-        let process = Process()
-        process.executableURL = try url(of: name)
-        process.arguments = arguments
+                             input: URL? = nil, output: URL, errors: URL) throws -> Spawn {
         var variables = ProcessInfo.processInfo.environment
         for (key, value) in environment ?? [:] { variables[key] = value }
-        variables["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = variables
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
-        try process.run()
-        return process
+        return try Spawn.start(try url(of: name).path, arguments, environment: variables,
+                               input: input.map { .file($0) } ?? .null, output: .file(output), errors: .file(errors))
     }
 
     /// Runs the product to completion.
@@ -74,11 +53,17 @@ public enum ProductProcess {
             inputURL = directory.path("input")
             try input.write(to: directory.path("input"))
         }
-        let process = try start(name, arguments, environment: environment, input: inputURL,
-                                output: directory.path("output"), errors: directory.path("errors"))
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
-                      output: (try? String(contentsOf: directory.path("output"), encoding: .utf8)) ?? "",
-                      errors: (try? String(contentsOf: directory.path("errors"), encoding: .utf8)) ?? "")
+        let child = try start(name, arguments, environment: environment, input: inputURL,
+                              output: directory.path("output"), errors: directory.path("errors"))
+        return result(child.wait(), directory)
+    }
+
+    private static func result(_ termination: Spawn.Termination, _ directory: TemporaryDirectory) -> Result {
+        let output = (try? String(contentsOf: directory.path("output"), encoding: .utf8)) ?? ""
+        let errors = (try? String(contentsOf: directory.path("errors"), encoding: .utf8)) ?? ""
+        switch termination {
+        case .exited(let status): return Result(status: status, signalled: false, output: output, errors: errors)
+        case .signalled(let signal): return Result(status: signal, signalled: true, output: output, errors: errors)
+        }
     }
 }

@@ -72,8 +72,12 @@ struct BinaryTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         let holder = try ProductProcess.start("vacation", ["--library", library, "import", fifo], input: nil,
                                               output: directory.path("holder.out"), errors: directory.path("holder.err"))
-        let writer = FileHandle(forWritingAtPath: fifo)
-        defer { holder.terminate() }
+        // Opened read-write, which never blocks (a write-only open would wait for a reader forever
+        // if the holder failed to start).
+        let descriptor = open(fifo, O_RDWR)
+        #expect(descriptor >= 0)
+        let writer: FileHandle? = descriptor >= 0 ? FileHandle(fileDescriptor: descriptor, closeOnDealloc: true) : nil
+        defer { if holder.isRunning { holder.send(SIGTERM) } }
         try writer?.write(contentsOf: Data("<rsp stat=\"ok\"><photos>".utf8))
         Thread.sleep(forTimeInterval: 0.5)
         let started = Date()
@@ -85,8 +89,7 @@ struct BinaryTests {
         #expect(try vacation(["tags", "--json"]).status == 0)
         try writer?.write(contentsOf: Data("<photo id=\"1\" title=\"one\"/></photos></rsp>".utf8))
         try writer?.close()
-        holder.waitUntilExit()
-        #expect(holder.terminationStatus == 0)
+        #expect(holder.wait() == .exited(0))
         #expect(try vacation(["import", "SampleData/kyoto.json"]).status == 0)
     }
 
