@@ -8,30 +8,44 @@ extension Session {
     private static let countedEntities = ["Photo", "Place", "Tag"]
 
     func list() throws -> Int32 {
-        let summaries = try library.documents.documents(counting: Self.countedEntities)
-            .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+        // Names first (no store is read), then each vacation's counts: one damaged vacation is
+        // reported, not allowed to hide the others.
+        var rows: [(summary: DocumentSummary, damage: String?)] = []
+        for plain in try library.documents.documents(counting: []) {
+            do {
+                rows.append((try library.documents.summary(ofDocumentNamed: plain.name, counting: Self.countedEntities), nil))
+            } catch {
+                let damage = VacationCLI.describe(error).message
+                warn(damage)
+                rows.append((plain, damage))
+            }
+        }
+        rows.sort { $0.summary.name.localizedStandardCompare($1.summary.name) == .orderedAscending }
+        func count(_ row: (summary: DocumentSummary, damage: String?), _ entity: String) -> JSONValue {
+            row.damage == nil ? .integer(Int64(row.summary.counts[entity] ?? 0)) : .null
+        }
         if json {
-            emit(.array(summaries.map { summary in
-                .object([
-                    ("name", .string(summary.name)),
-                    ("photos", .integer(Int64(summary.counts["Photo"] ?? 0))),
-                    ("places", .integer(Int64(summary.counts["Place"] ?? 0))),
-                    ("tags", .integer(Int64(summary.counts["Tag"] ?? 0))),
-                    ("modified", .date(summary.modified)),
-                    ("isDefault", .bool(summary.name == library.defaultName)),
-                    ("created", .date(summary.created)),
-                    ("bytes", .integer(summary.bytes)),
-                    ("path", .string(summary.url.path)),
-                ])
+            emit(.array(rows.map { row in
+                var members: [(String, JSONValue)] = [
+                    ("name", .string(row.summary.name)),
+                    ("photos", count(row, "Photo")), ("places", count(row, "Place")), ("tags", count(row, "Tag")),
+                    ("modified", .date(row.summary.modified)),
+                    ("isDefault", .bool(row.summary.name == library.defaultName)),
+                    ("created", .date(row.summary.created)),
+                    ("bytes", .integer(row.summary.bytes)),
+                    ("path", .string(row.summary.url.path)),
+                ]
+                if let damage = row.damage { members.append(("damaged", .string(damage))) }
+                return .object(members)
             }))
             return ExitCode.success
         }
         var table = TextTable(columns: [.init("NAME"), .init("PHOTOS", alignment: .right), .init("PLACES", alignment: .right),
                                         .init("TAGS", alignment: .right), .init("MODIFIED"), .init("DEFAULT")])
-        for summary in summaries {
-            table.addRow([summary.name, String(summary.counts["Photo"] ?? 0), String(summary.counts["Place"] ?? 0),
-                          String(summary.counts["Tag"] ?? 0), Rendering.shortDate(summary.modified),
-                          summary.name == library.defaultName ? "*" : ""])
+        for row in rows {
+            let counts = ["Photo", "Place", "Tag"].map { row.damage == nil ? String(row.summary.counts[$0] ?? 0) : "?" }
+            table.addRow([row.summary.name] + counts + [Rendering.shortDate(row.summary.modified),
+                                                        row.summary.name == library.defaultName ? "*" : ""])
         }
         say(table.rendered())
         return ExitCode.success

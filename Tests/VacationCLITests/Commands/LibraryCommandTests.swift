@@ -142,4 +142,20 @@ struct LibraryCommandTests {
         #expect(help.code == 0)
         #expect(help.output.hasPrefix("OVERVIEW: "))
     }
+
+    @Test("a damaged vacation is reported by list, not allowed to hide the others; commands on it fail with 1")
+    func damaged() throws {
+        let cli = try CLIRunner()
+        _ = try cli.run("create", "Broken")
+        try Data(repeating: 0x55, count: 4096).write(to: URL(fileURLWithPath: cli.library + "/Broken.vacation/StoreContent/persistentStore"))
+        let list = try cli.run("list", "--json")
+        #expect(list.code == 0)
+        #expect(list.array.map { $0["name"] as? String } == ["Broken", "My Vacation"])
+        #expect(list.array.first?["photos"] is NSNull)
+        #expect(list.array.first?["damaged"] as? String == "Vacation \"Broken\" is damaged: the store is not a valid SQLite database (file is not a database)")
+        #expect(list.errors == "Warning: Vacation \"Broken\" is damaged: the store is not a valid SQLite database (file is not a database)\n")
+        let check = try cli.run("check", "Broken")
+        #expect(check.code == 1)
+        #expect(check.errors.hasPrefix("Error: Vacation \"Broken\" is damaged"))
+    }
 }
