@@ -1,4 +1,5 @@
 import Foundation
+import VacationCLI
 import ObjectGraph
 
 /// `docstore dump PATH [--model M] [--entity E]`: every object as JSON, entity by entity in
@@ -35,7 +36,7 @@ struct DumpCommand {
         }
         let context = ObjectContext(coordinator: coordinator)
         let names = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.number, $0.name) })
-        func uri(_ id: ObjectID) -> OrderedJSON {
+        func uri(_ id: ObjectID) -> JSONValue {
             .string(id.uriRepresentation(storeUUID: coordinator.storeUUID, entityName: names[id.entityNumber] ?? "?"))
         }
         var isFirst = true
@@ -59,9 +60,9 @@ struct DumpCommand {
     }
 
     /// `entity`, `uri`, then the stored attributes and the relationships in name order.
-    static func json(of object: ManagedObject, uri: (ObjectID) -> OrderedJSON) throws -> OrderedJSON {
+    static func json(of object: ManagedObject, uri: (ObjectID) -> JSONValue) throws -> JSONValue {
         let entity = object.entity
-        var properties: [(String, OrderedJSON)] = []
+        var properties: [(String, JSONValue)] = []
         for attribute in entity.attributes where attribute.column != nil {
             properties.append((attribute.name, StoredValueJSON.render(try object.storedValue(forKey: attribute.name), as: attribute.type)))
         }

@@ -30,11 +30,11 @@ struct InfoCommand {
         let fit = try modelFit()
         let names = Dictionary(summary.entities.map { ($0.number, $0.name) }, uniquingKeysWith: { first, _ in first })
         if json {
-            let entities: [OrderedJSON] = summary.entities.map { entity in
+            let entities: [JSONValue] = summary.entities.map { entity in
                 .object([
                     ("name", .string(entity.name)),
                     ("number", .integer(Int64(entity.number))),
-                    ("parent", entity.parent.flatMap { names[$0] }.map(OrderedJSON.string) ?? .null),
+                    ("parent", entity.parent.flatMap { names[$0] }.map(JSONValue.text) ?? .null),
                     ("table", .string(entity.table)),
                     ("rows", entity.rows.map { .integer(Int64($0)) } ?? .null),
                     ("versionHash", summary.versionHashes[entity.name].map { .string($0.base64EncodedString()) } ?? .null),
@@ -42,12 +42,12 @@ struct InfoCommand {
                         : source.model.entity(named: entity.name).map { .string($0.versionHash.base64EncodedString()) } ?? .null),
                 ])
             }
-            let report: OrderedJSON = .object([
+            let report: JSONValue = .object([
                 ("path", .string(location.path)),
                 ("store", .string(location.storeURL.path)),
                 ("document", location.documentURL.map { .string($0.path) } ?? .null),
                 ("uuid", .string(summary.uuid)),
-                ("storeType", (summary.metadata["NSStoreType"] as? String).map(OrderedJSON.string) ?? .null),
+                ("storeType", (summary.metadata["NSStoreType"] as? String).map(JSONValue.text) ?? .null),
                 ("journalMode", .string(summary.journalMode)),
                 ("modelCache", .bool(summary.hasModelCache)),
                 ("model", .object([

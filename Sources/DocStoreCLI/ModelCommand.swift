@@ -19,14 +19,14 @@ struct ModelCommand {
     func run(json: Bool, output: inout some TextOutputStream) throws {
         let model = source.model
         if json {
-            let inference: OrderedJSON = source.inferred.map { inferred in
+            let inference: JSONValue = source.inferred.map { inferred in
                 .object([
                     ("matchesStore", .bool(inferred.matchesStoreExactly)),
-                    ("schemaDifferences", .array(inferred.schemaDifferences.map(OrderedJSON.string))),
-                    ("ignored", .array(inferred.ignored.map(OrderedJSON.string))),
+                    ("schemaDifferences", .array(inferred.schemaDifferences.map(JSONValue.text))),
+                    ("ignored", .array(inferred.ignored.map(JSONValue.text))),
                 ])
             } ?? .null
-            let document: OrderedJSON = .object([
+            let document: JSONValue = .object([
                 ("source", .string(path)),
                 ("versionIdentifier", .string(model.versionIdentifier)),
                 ("inference", inference),
@@ -77,30 +77,30 @@ struct ModelCommand {
         }
     }
 
-    private func entityJSON(_ entity: Entity, in model: ObjectModel) -> OrderedJSON {
-        let attributes: [OrderedJSON] = entity.attributes.filter { $0.declaringEntity == entity.number }.map { attribute in
+    private func entityJSON(_ entity: Entity, in model: ObjectModel) -> JSONValue {
+        let attributes: [JSONValue] = entity.attributes.filter { $0.declaringEntity == entity.number }.map { attribute in
             .object([
                 ("name", .string(attribute.name)),
                 ("type", .string(attribute.type.coreDataName)),
-                ("column", attribute.column.map(OrderedJSON.string) ?? .null),
+                ("column", attribute.column.map(JSONValue.text) ?? .null),
                 ("optional", .bool(attribute.declaration.isOptional)),
                 ("indexed", .bool(attribute.declaration.isIndexed)),
                 ("default", attribute.declaration.defaultValue.map { StoredValueJSON.render($0, as: attribute.type) } ?? .null),
             ])
         }
-        let relationships: [OrderedJSON] = entity.relationships.filter { $0.declaringEntity == entity.number }.map { relationship in
-            var column: OrderedJSON = .null, entityColumn: OrderedJSON = .null, joinTable: OrderedJSON = .null
+        let relationships: [JSONValue] = entity.relationships.filter { $0.declaringEntity == entity.number }.map { relationship in
+            var column: JSONValue = .null, entityColumn: JSONValue = .null, joinTable: JSONValue = .null
             switch relationship.storage {
             case .foreignKey(let key, let entityKey):
                 column = .string(key)
-                entityColumn = entityKey.map(OrderedJSON.string) ?? .null
+                entityColumn = entityKey.map(JSONValue.text) ?? .null
             case .joinTable(let table, _, _): joinTable = .string(table)
             case .inverseForeignKey: break
             }
             return .object([
                 ("name", .string(relationship.name)),
                 ("destination", .string(model.entity(number: relationship.destination)?.name ?? "")),
-                ("inverse", relationship.declaration.inverse.map(OrderedJSON.string) ?? .null),
+                ("inverse", relationship.declaration.inverse.map(JSONValue.text) ?? .null),
                 ("toMany", .bool(relationship.isToMany)),
                 ("deleteRule", .string(relationship.deleteRule.rawValue)),
                 ("column", column),

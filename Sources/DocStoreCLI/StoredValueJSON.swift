@@ -1,4 +1,5 @@
 import Foundation
+import VacationCLI
 import ObjectGraph
 import SQLiteDB
 
@@ -10,7 +11,7 @@ import SQLiteDB
 /// StoredValueJSON.render(.real(380894400), as: .date)   // .string("2013-01-26T12:00:00Z")
 /// ```
 enum StoredValueJSON {
-    static func render(_ value: SQLiteValue, as type: AttributeType) -> OrderedJSON {
+    static func render(_ value: SQLiteValue, as type: AttributeType) -> JSONValue {
         if value.isNull { return .null }
         switch type {
         case .boolean:
@@ -21,7 +22,7 @@ enum StoredValueJSON {
             if let number = value.realValue { return .double(number) }
         case .decimal:
             if let decimal = Decimal(stored: value) {
-                return .number(NSDecimalNumber(decimal: decimal).description(withLocale: Locale(identifier: "en_US_POSIX")))
+                return .decimal(NSDecimalNumber(decimal: decimal).description(withLocale: Locale(identifier: "en_US_POSIX")))
             }
         case .date:
             if let date = Date(stored: value) { return .string(iso8601(date)) }
@@ -36,7 +37,7 @@ enum StoredValueJSON {
     }
 
     /// A value as SQLite holds it, whatever the attribute's type.
-    static func raw(_ value: SQLiteValue) -> OrderedJSON {
+    static func raw(_ value: SQLiteValue) -> JSONValue {
         switch value {
         case .null: .null
         case .integer(let integer): .integer(integer)

@@ -80,7 +80,7 @@ public enum VacationCommands {
 
     static let info = CommandSpec(
         name: "info",
-        abstract: "Summarize a vacation: photos, tags, places, size, path.",
+        abstract: "Summarize a vacation: counts, size, path.",
         arguments: [ArgumentSpec(name: "name", help: "The vacation to describe.", isOptional: true)],
         options: [json])
 

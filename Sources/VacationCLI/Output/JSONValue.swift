@@ -12,6 +12,8 @@ public indirect enum JSONValue: Sendable, Equatable {
     case bool(Bool)
     case integer(Int64)
     case number(Double)
+    /// A number written exactly as given (a decimal's digits); the caller supplies valid JSON.
+    case decimal(String)
     case string(String)
     case array([JSONValue])
     case object([(String, JSONValue)])
@@ -22,6 +24,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         case (.bool(let a), .bool(let b)): a == b
         case (.integer(let a), .integer(let b)): a == b
         case (.number(let a), .number(let b)): a == b
+        case (.decimal(let a), .decimal(let b)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.object(let a), .object(let b)): a.map(\.0) == b.map(\.0) && a.map(\.1) == b.map(\.1)
@@ -60,52 +63,56 @@ public indirect enum JSONValue: Sendable, Equatable {
         return output
     }
 
-    private func write(to output: inout String, indent: Int?) {
+    /// Writes the value pretty-printed, continuing a line already indented by `indent` levels
+    /// (nil: compact, on one line).
+    public func write(to output: inout some TextOutputStream, indent: Int?) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .integer(let value): output += String(value)
+        case .null: output.write("null")
+        case .bool(let value): output.write(value ? "true" : "false")
+        case .integer(let value): output.write(String(value))
         case .number(let value):
             if value == value.rounded(.towardZero), abs(value) < 1e15 {
-                output += String(Int64(value))
+                output.write(String(Int64(value)))
             } else {
-                output += "\(value)"
+                output.write("\(value)")
             }
-        case .string(let value): JSONValue.writeString(value, to: &output)
+        case .decimal(let text): output.write(text)
+        case .string(let value): output.write(JSONValue.quoted(value))
         case .array(let values):
-            guard !values.isEmpty else {
-                output += "[]"
-                return
-            }
-            output += "["
+            guard !values.isEmpty else { return output.write("[]") }
+            output.write("[")
             for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
-                newline(&output, indent.map { $0 + 1 })
+                if index > 0 { output.write(",") }
+                Self.newline(&output, indent.map { $0 + 1 })
                 value.write(to: &output, indent: indent.map { $0 + 1 })
             }
-            newline(&output, indent)
-            output += "]"
+            Self.newline(&output, indent)
+            output.write("]")
         case .object(let members):
-            guard !members.isEmpty else {
-                output += "{}"
-                return
-            }
-            output += "{"
+            guard !members.isEmpty else { return output.write("{}") }
+            output.write("{")
             for (index, (key, value)) in members.enumerated() {
-                if index > 0 { output += "," }
-                newline(&output, indent.map { $0 + 1 })
-                JSONValue.writeString(key, to: &output)
-                output += indent == nil ? ":" : ": "
+                if index > 0 { output.write(",") }
+                Self.newline(&output, indent.map { $0 + 1 })
+                output.write(JSONValue.quoted(key))
+                output.write(indent == nil ? ":" : ": ")
                 value.write(to: &output, indent: indent.map { $0 + 1 })
             }
-            newline(&output, indent)
-            output += "}"
+            Self.newline(&output, indent)
+            output.write("}")
         }
     }
 
-    private func newline(_ output: inout String, _ indent: Int?) {
+    private static func newline(_ output: inout some TextOutputStream, _ indent: Int?) {
         guard let indent else { return }
-        output += "\n" + String(repeating: "  ", count: indent)
+        output.write("\n" + String(repeating: "  ", count: indent))
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped, the rest as is.
+    public static func quoted(_ value: String) -> String {
+        var output = ""
+        writeString(value, to: &output)
+        return output
     }
 
     private static func writeString(_ value: String, to output: inout String) {
@@ -117,6 +124,8 @@ public indirect enum JSONValue: Sendable, Equatable {
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
             case let control where control.value < 0x20 || control.value == 0x7F || (0x2028...0x2029).contains(control.value):
                 output += String(format: "\\u%04x", control.value)
             default: output.unicodeScalars.append(scalar)

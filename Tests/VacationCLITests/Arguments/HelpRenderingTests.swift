@@ -34,7 +34,7 @@ struct HelpRenderingTests {
           rename                  Rename a vacation.
           delete                  Delete a vacation and its photos.
           default                 Show the default vacation, or set it.
-          info                    Summarize a vacation: photos, tags, places, size, path.
+          info                    Summarize a vacation: counts, size, path.
           import                  Import the photos of Flickr feed files.
           visit                   Add photos from a feed to the vacation.
           unvisit                 Remove photos from the vacation.
