@@ -56,7 +56,7 @@ extension Session {
 
         for file in report.files {
             for problem in file.problems { warn("\(file.path): skipped \(problem)") }
-            if let failure = file.failure { environment.errors.write("Error: \(file.path): \(failure)\n") }
+            if let failure = file.failure { environment.errors.write("Error: \(TextTable.sanitized("\(file.path): \(failure)"))\n") }
         }
         if json {
             emit(.object([
