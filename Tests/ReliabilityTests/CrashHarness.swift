@@ -1,15 +1,16 @@
 import Foundation
 import TestSupport
 
-/// SQLite's crash tests, on our binaries: runs `vacation import`, `unvisit`, `backup` and an
-/// autosaving process (`vacations-test-helper autosave-vacation`) on one vacation, kills each
-/// with SIGKILL at a random moment, and after every kill checks that
+/// SQLite's crash tests, on our binaries: runs `vacation import`, `unvisit`, `backup`,
+/// `restore --force` and an autosaving process (`vacations-test-helper autosave-vacation`) on one
+/// vacation, kills each with SIGKILL at a random moment, and after every kill checks that
 ///
 /// - the vacation opens and `check` passes (SQLite's integrity check and DESIGN §4's invariants);
 /// - every feed is wholly present or wholly absent, each present photo with all its tags and its
 ///   place, and feeds the killed command did not touch are as they were;
 /// - the autosaving process's photos are a state it reached, no older than its last save;
 /// - every backup listed restores to a vacation that passes `check`;
+/// - a killed restore left the vacation as it was or as the backup is, never neither;
 /// - nothing half-made shows in the library listing.
 ///
 /// ```swift
@@ -19,7 +20,7 @@ import TestSupport
 /// ```
 final class CrashHarness {
     enum Action: String, CaseIterable, Sendable {
-        case importFeeds = "import", unvisit, backup, autosave
+        case importFeeds = "import", unvisit, backup, restore, autosave
     }
 
     struct Report: CustomStringConvertible {
@@ -59,6 +60,12 @@ final class CrashHarness {
     /// The toggle feed's photos in the vacation, as last verified.
     private var toggled: Set<String> = []
     private var verifiedBackups: Set<String> = []
+    /// The photos of each verified backup, by path: what a restore of it must give.
+    private var backupPhotos: [String: [String: VacationRunner.PhotoRecord]] = [:]
+    /// The vacation's photos, as last verified.
+    private var photosBefore: [String: VacationRunner.PhotoRecord] = [:]
+    /// The backup the current restore restores.
+    private var restoring: String?
     /// How long each action takes when it is not killed, measured first: kills land in [0, 1.2 × this].
     private var durations: [Action: Double] = [:]
     private var step = 0
@@ -95,7 +102,7 @@ final class CrashHarness {
 
     /// Runs one of each action to the end, timing it, so that kills can be spread over a run.
     private func calibrate(_ report: inout Report) throws {
-        for action in [Action.importFeeds, .unvisit, .backup] {
+        for action in [Action.importFeeds, .unvisit, .backup, .restore] {
             try attempt(action, killing: false, &report)
         }
         durations[.autosave] = 1.5
@@ -122,6 +129,14 @@ final class CrashHarness {
             process = try runner.start(["--vacation", vacation, "unvisit"] + feeds[chosen].ids, in: folder, label: label)
         case .backup:
             process = try runner.start(["backup", vacation, "--keep", "2"], in: folder, label: label)
+        case .restore:
+            let restorable = backupPhotos.keys.filter { FileManager.default.fileExists(atPath: $0) }.sorted()
+            guard let path = restorable.randomElement(using: &random) else {
+                return try attempt(.backup, killing: killing, &report)
+            }
+            restoring = path
+            touched = Set(feeds.indices)
+            process = try runner.start(["restore", path, "--force"], in: folder, label: label)
         case .autosave:
             process = try ProductProcess.start("vacations-test-helper", [
                 "autosave-vacation",
@@ -179,12 +194,16 @@ final class CrashHarness {
         for (id, record) in photos where expected[id] != record {
             report.failures.append("after \(label): photo \(id) is \(record), not \(expected[id].map { "\($0)" } ?? "expected at all")")
         }
+        if action == .restore, let restoring, photos != photosBefore && photos != backupPhotos[restoring] {
+            report.failures.append("after \(label): the vacation is neither as it was nor as the backup it restores")
+        }
+        photosBefore = photos
         let toggledNow = Set(toggleFeed.ids.filter { photos[$0] != nil })
         if action == .autosave {
             let (problem, saves) = autosaveProblem(label: label, found: toggledNow)
             if let problem { report.failures.append("after \(label): \(problem)") }
             report.autosavesAcknowledged += saves
-        } else if toggledNow != toggled {
+        } else if toggledNow != toggled && action != .restore {
             report.failures.append("after \(label): the toggled photos changed without the autosaving process")
         }
         toggled = toggledNow
@@ -230,6 +249,7 @@ final class CrashHarness {
                 report.failures.append("after \(label): backup \(backup.name) restores to a vacation that fails check: \(problems)")
             }
             let photos = try runner.photos("Restored")
+            backupPhotos[backup.path] = photos
             for feed in feeds {
                 let found = feed.ids.filter { photos[$0] != nil }.count
                 if found != 0 && found != feed.ids.count {

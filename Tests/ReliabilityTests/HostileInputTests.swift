@@ -266,5 +266,9 @@ struct HostileInputTests {
         }
         #expect(try vacation.run(["photos", "--where", "title MATCHES 'a+!'", "--json"]).output.contains("\"id\": \"119\""))
         #expect(try vacation.run(["photos", "--limit", "99999999999999999999"]).status == 64)
+        let unvisited = try vacation.run(["unvisit"] + (0..<40_000).map { String(1_000_000 + $0) })
+        #expect(unvisited.status == 66)
+        #expect(unvisited.errors.hasPrefix("Error: No photo 1000000, 1000001, ") && unvisited.errors.utf8.count < 300, "\(unvisited.errors.prefix(300))")
+        #expect(try vacation.photos("My Vacation").count == 20)
     }
 }
