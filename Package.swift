@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "VacationCLI", dependencies: ["Vacations", "Documents", "ObjectGraph"]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI"]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
-        .executableTarget(name: "vacations-test-helper", dependencies: ["Documents", "ObjectGraph"]),
+        .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph"]),
         .target(name: "TestSupport", dependencies: ["SQLiteDB"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"],
@@ -39,6 +39,16 @@ let package = Package(
         .target(name: "DocStoreCLI", dependencies: ["ObjectGraph", "SQLiteDB", "VacationCLI"]),
         .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "VacationCLI"]),
         .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "ObjectGraph", "SQLiteDB", "TestSupport"]),
+        // Reliability: what each fuzz target checks (shared with the regression tests), the libFuzzer
+        // entry points (built with Scripts/fuzz.sh; in a normal build they link and do nothing), and
+        // crash, concurrency and hostile-input tests through the real binaries.
+        .target(name: "FuzzChecks", dependencies: ["Vacations", "VacationCLI", "ObjectGraph"]),
+        .executableTarget(name: "fuzz-xml", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "fuzz-json", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "fuzz-predicate", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "fuzz-arguments", dependencies: ["FuzzChecks"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "Vacations", "ObjectGraph", "SQLiteDB", "TestSupport",
+                                                             "vacation", "vacations-test-helper"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,7 +16,6 @@ public final class HelperProcess: @unchecked Sendable {
     private let inputWriter: Int32
     private let inputClosed = Mutex(false)
     private let shared = Shared()
-    private let readersDone = DispatchGroup()
 
     public typealias Termination = Spawn.Termination
 
@@ -40,7 +39,7 @@ public final class HelperProcess: @unchecked Sendable {
         close(errors[1])
         inputWriter = input[1]
         let outputReader = output[0], errorReader = errors[0]
-        DispatchQueue.global().async(group: readersDone) { [shared] in
+        startThread { [shared] in
             var pending = ""
             Self.drain(outputReader) { chunk in
                 pending += chunk
@@ -52,7 +51,7 @@ public final class HelperProcess: @unchecked Sendable {
             }
             close(outputReader)
         }
-        DispatchQueue.global().async(group: readersDone) { [shared] in
+        startThread { [shared] in
             Self.drain(errorReader) { chunk in shared.errorText.withLock { $0 += chunk } }
             close(errorReader)
         }

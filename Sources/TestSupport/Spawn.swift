@@ -121,3 +121,27 @@ public final class Spawn: @unchecked Sendable {
 
     public func send(_ signal: Int32) { kill(pid, signal) }
 }
+
+/// Runs `body` on a new POSIX thread of its own: for readers that block in `read(2)`, which
+/// would starve Dispatch's small pool of worker threads, and which must not touch Foundation's
+/// run loops (see `Spawn`).
+public func startThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box: @unchecked Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let code = pthread_create(&thread, nil, { context in
+        guard let context else { return nil }
+        let box = Unmanaged<Box>.fromOpaque(context).takeRetainedValue()
+        box.body()
+        return nil
+    }, box)
+    if code == 0 {
+        pthread_detach(thread)
+    } else {
+        Unmanaged<Box>.fromOpaque(box).release()
+        body()
+    }
+}

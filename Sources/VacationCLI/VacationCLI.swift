@@ -33,7 +33,9 @@ public enum VacationCLI {
             return try session.run()
         } catch {
             let failure = describe(error)
-            environment.errors.write("Error: \(failure.message)\n")
+            // Messages quote feeds and stores (Flickr's own error text, a skipped record's id):
+            // control characters there must not reach the terminal or break the one-line form.
+            environment.errors.write("Error: \(TextTable.sanitized(failure.message))\n")
             if let hint = failure.hint { environment.errors.write(hint + "\n") }
             return failure.exitCode
         }

@@ -7,7 +7,7 @@ struct HelperSubcommand: Sendable {
     var run: @MainActor @Sendable (HelperArguments) async throws -> Int32
 
     /// Every subcommand; the first word on the command line chooses one.
-    static let all: [HelperSubcommand] = DocumentSubcommands.all + StoreSubcommands.all
+    static let all: [HelperSubcommand] = DocumentSubcommands.all + StoreSubcommands.all + VacationSubcommands.all
 }
 
 /// A subcommand's arguments: positionals, and `--name value` options.

@@ -47,7 +47,8 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
         case nestingTooDeep
         /// A `$VARIABLE` with no value.
         case missingVariable
-        /// A `MATCHES` pattern that is not a valid regular expression.
+        /// A `MATCHES` pattern that is not a valid regular expression, or that backtracks without
+        /// end on a value.
         case invalidRegularExpression
     }
 
@@ -58,11 +59,12 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
     /// The full message.
     public let description: String
 
-    /// Makes an error; `message` is the whole description.
+    /// Makes an error; `message` is the whole description (control characters and line breaks
+    /// quoted from the format show as `\u{…}`, so that it is one line).
     public init(_ code: Code, position: Int?, message: String) {
         self.code = code
         self.position = position
-        self.description = message
+        self.description = Self.printable(message)
     }
 }
 
@@ -163,6 +165,26 @@ extension ObjectPredicateError {
     static func invalidRegularExpression(_ pattern: String) -> ObjectPredicateError {
         ObjectPredicateError(.invalidRegularExpression, position: nil,
                        message: "Invalid regular expression \(PredicateValue.quote(pattern)) in MATCHES")
+    }
+
+    static func regularExpressionTooExpensive(_ pattern: String, length: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.invalidRegularExpression, position: nil,
+                       message: "Regular expression \(PredicateValue.quote(pattern)) in MATCHES takes too many steps "
+                           + "on a string of \(length) characters (it backtracks without end)")
+    }
+
+    /// Text with its control characters and line breaks as `\u{…}`: quoted from a format, a
+    /// string token may hold a newline.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isLineBreakingOrControl) else { return text }
+        return text.unicodeScalars.map { isLineBreakingOrControl($0) ? visible($0) : String($0) }.joined()
+    }
+
+    private static func isLineBreakingOrControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
     }
 
     /// Control characters and other invisible scalars print as `\u{…}`.

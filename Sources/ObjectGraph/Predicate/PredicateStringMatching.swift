@@ -188,8 +188,10 @@ struct PredicateRegularExpression {
     /// Used when wrapping the pattern in `\A(?:…)\z` changes its syntax (e.g. an open `\Q`):
     /// then an anchored match must cover the whole string.
     private let anchoredOnly: Bool
+    private let pattern: String
 
     init(_ pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) {
+        self.pattern = pattern
         let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
         // Foundation refuses an empty pattern; as a regular expression it matches only "".
         let pattern = pattern.isEmpty ? "(?:)" : pattern
@@ -208,12 +210,34 @@ struct PredicateRegularExpression {
         }
     }
 
-    func matches(_ string: String) -> Bool {
-        let range = NSRange(location: 0, length: string.utf16.count)
-        if anchoredOnly {
-            guard let match = whole.firstMatch(in: string, options: [.anchored], range: range) else { return false }
-            return match.range == range
+    /// ICU reports progress about every 10,000 matching steps; a match may take this many
+    /// reports plus one per 100 characters of the string. Backtracking patterns such as
+    /// `(a|a?)+b` would otherwise take seconds on each value (and then answer "no match").
+    static let progressReportsAllowed = 100
+
+    /// - Throws: `ObjectPredicateError` (`.invalidRegularExpression`) when matching takes more
+    ///   steps than the string's length allows: a catastrophically backtracking pattern.
+    func matches(_ string: String) throws(ObjectPredicateError) -> Bool {
+        let length = string.utf16.count
+        let range = NSRange(location: 0, length: length)
+        let allowed = Self.progressReportsAllowed + length / 100
+        var reports = 0
+        var matched = false
+        var exhausted = false
+        let options: NSRegularExpression.MatchingOptions = anchoredOnly ? [.anchored, .reportProgress] : [.reportProgress]
+        whole.enumerateMatches(in: string, options: options, range: range) { result, flags, stop in
+            if let result {
+                matched = !anchoredOnly || result.range == range
+                stop.pointee = true
+            } else if !flags.contains(.completed) {
+                reports += 1
+                if reports > allowed {
+                    exhausted = true
+                    stop.pointee = true
+                }
+            }
         }
-        return whole.firstMatch(in: string, options: [], range: range) != nil
+        if exhausted { throw .regularExpressionTooExpensive(pattern, length: length) }
+        return matched
     }
 }

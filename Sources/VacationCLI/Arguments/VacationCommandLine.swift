@@ -132,6 +132,15 @@ public enum VacationCommandLine {
         public var json: Bool
 
         public static let defaultWaitSeconds = 10.0
+        /// The longest wait honoured (about 31 years): a longer `--wait` waits this long.
+        public static let longestWaitSeconds = 1e9
+
+        /// `waitSeconds` as a duration, to the millisecond; beyond `longestWaitSeconds` it is cut
+        /// to that, so that any number the parser accepts makes a duration (`--wait 1e300`).
+        public var waitDuration: Duration {
+            let seconds = waitSeconds.isNaN ? 0 : min(max(waitSeconds, 0), Self.longestWaitSeconds)
+            return .milliseconds(Int64((seconds * 1000).rounded()))
+        }
 
         public init(library: String? = nil, vacation: String? = nil, waitSeconds: Double = defaultWaitSeconds, json: Bool = false) {
             self.library = library

@@ -56,7 +56,7 @@ extension Session {
 
         for file in report.files {
             for problem in file.problems { warn("\(file.path): skipped \(problem)") }
-            if let failure = file.failure { environment.errors.write("Error: \(file.path): \(failure)\n") }
+            if let failure = file.failure { environment.errors.write("Error: \(TextTable.sanitized("\(file.path): \(failure)"))\n") }
         }
         if json {
             emit(.object([
@@ -99,6 +99,11 @@ extension Session {
         return (valid, invalid)
     }
 
+    /// Ids for an error line: the first ten, then how many more (40,000 ids make one line, not a page).
+    private func listed(_ ids: [String]) -> String {
+        ids.count <= 10 ? ids.joined(separator: ", ") : ids.prefix(10).joined(separator: ", ") + " and \(ids.count - 10) more"
+    }
+
     private func drafts(_ ids: [String], feed: String) throws -> [PhotoDraft] {
         let source = try feedSource(feed)
         let (valid, invalid) = canonical(ids)
@@ -110,7 +115,7 @@ extension Session {
         }
         let missing = invalid + valid.filter { id in !drafts.contains { $0.id == id } }
         if !missing.isEmpty {
-            throw CLIFailure.missing("No photo \(missing.joined(separator: ", ")) in the feed \(feed)",
+            throw CLIFailure.missing("No photo \(listed(missing)) in the feed \(feed)",
                                      hint: "Nothing was changed.")
         }
         return drafts
@@ -143,7 +148,7 @@ extension Session {
         let present = try Set(context.fetch(FetchRequest<Photo>(predicate: "unique IN %@", valid)).map(\.unique))
         let missing = invalid + valid.filter { !present.contains($0) }
         if !missing.isEmpty {
-            throw CLIFailure.missing("No photo \(missing.joined(separator: ", ")) in the vacation \"\(name)\"", hint: "Nothing was changed.")
+            throw CLIFailure.missing("No photo \(listed(missing)) in the vacation \"\(name)\"", hint: "Nothing was changed.")
         }
         try VacationEditor(context: context, now: environment.now()).unvisit(valid)
         try context.save()

@@ -17,7 +17,7 @@ struct Session {
         self.environment = environment
         let url = DocumentLibrary.location(option: invocation.globals.library, environment: environment.variables,
                                            currentDirectory: environment.currentDirectory)
-        let wait = Duration.milliseconds(Int64((invocation.globals.waitSeconds * 1000).rounded()))
+        let wait = invocation.globals.waitDuration
         var configuration = ManagedDocument.Configuration()
         // A command saves what it changed before it returns; autosave is for long-lived processes.
         configuration.autosaveDelay = nil
@@ -60,7 +60,7 @@ struct Session {
     }
 
     func warn(_ text: String) {
-        environment.errors.write("Warning: \(text)\n")
+        environment.errors.write("Warning: \(TextTable.sanitized(text))\n")
     }
 
     /// The vacation a command names: its argument, else `--vacation`, else the default.

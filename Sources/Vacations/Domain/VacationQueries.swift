@@ -1,5 +1,10 @@
 import Foundation
 import ObjectGraph
+import SQLiteDB
+
+// SQLite's primary result codes for an SQL error and for a string or blob too big.
+private let sqliteErrorCode: Int32 = 1
+private let sqliteTooBigCode: Int32 = 18
 
 /// A question about a vacation's photos, as `vacation photos` asks it.
 public struct PhotoQuery: Sendable, Equatable {
@@ -81,6 +86,11 @@ public enum VacationQueries {
             throw QueryError(message: "invalid predicate: \(error)")
         } catch let error as ObjectPredicateError {
             throw QueryError(message: "invalid predicate: \(error)")
+        } catch let error as SQLiteError where error.resultCode == sqliteErrorCode || error.resultCode == sqliteTooBigCode {
+            // A predicate that parses but that SQLite cannot run: an expression tree deeper than
+            // its limit (thousands of ORs), more values than it binds, a MATCHES that backtracks
+            // without end. The predicate's fault, so a usage error, without the long SQL text.
+            throw QueryError(message: "invalid predicate: the store cannot run it: \(error.message)")
         }
     }
 

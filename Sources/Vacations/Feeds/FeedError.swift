@@ -71,7 +71,25 @@ public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
         return nil
     }
 
+    /// One line: control characters quoted from the feed (libxml2's excerpts of the input,
+    /// Flickr's own message) show as `\u{…}`, so that they neither break the line nor reach a
+    /// terminal.
     public var description: String {
+        let text = unquotedDescription
+        guard text.unicodeScalars.contains(where: Self.isControl) else { return text }
+        return text.unicodeScalars.map { scalar in
+            Self.isControl(scalar) ? "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" : String(scalar)
+        }.joined()
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
+    }
+
+    private var unquotedDescription: String {
         let formatName = format.map { " \($0)" } ?? " input"
         let place = position.map { " at \($0)" } ?? ""
         let tail = detail.isEmpty ? "" : ": \(detail)"
