@@ -22,11 +22,12 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=(xml json predicate arguments)
 
 seconds="${FUZZ_SECONDS:-600}"
-# SwiftPM passes `-sanitize=fuzzer -sanitize=address` to the compiler as two options, and the
-# Swift 6.3 driver hands only the last one to the frontend: either no coverage (libFuzzer then
-# fuzzes blind: "no interesting inputs were found") or no AddressSanitizer checks. Giving both in
-# one option last restores both (`objdump -h` shows __sancov_cntrs; `nm` shows __asan_report_*).
-build=(swift build -c release --scratch-path .build/fuzz --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address)
+# Not `--sanitize fuzzer --sanitize address`: SwiftPM passes those to the compiler as two options
+# (in an order that changes from run to run, so every build is a full rebuild), and the Swift 6.3
+# driver hands only the last to the frontend: either no coverage (libFuzzer then fuzzes blind,
+# "no interesting inputs were found") or no AddressSanitizer checks. One option with both keeps
+# both (`objdump -h` shows __sancov_cntrs; `nm` shows __asan_report_*), and links both runtimes.
+build=(swift build -c release --scratch-path .build/fuzz --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address)
 for target in "${targets[@]}"; do
     case "$target" in xml|json|predicate|arguments) ;; *) echo "unknown target: $target" >&2; exit 64;; esac
     "${build[@]}" --product "fuzz-$target"

@@ -124,18 +124,31 @@ public final class Connection {
         try Statement(connection: self, sql: sql)
     }
 
+    /// The most statements the cache keeps. Fetches build their SQL from predicates, so a
+    /// long-lived connection (a document open for hours, a search field) would otherwise keep
+    /// every statement it ever ran.
+    public static let statementCacheLimit = 512
+
     /// Returns this connection's prepared statement for `sql`, preparing it on first use.
     ///
-    /// The statement comes back reset; bind every parameter before running it.
+    /// The statement comes back reset; bind every parameter before running it. The cache holds
+    /// at most `statementCacheLimit` statements; a statement a caller still holds stays valid
+    /// when the cache lets go of it.
     public func cachedStatement(_ sql: String) throws -> Statement {
         if let statement = statementCache[sql] {
             statement.reset()
             return statement
         }
         let statement = try Statement(connection: self, sql: sql)
+        if statementCache.count >= Self.statementCacheLimit {
+            statementCache.remove(at: statementCache.startIndex)
+        }
         statementCache[sql] = statement
         return statement
     }
+
+    /// How many statements the cache holds now (for tests and diagnostics).
+    public var cachedStatementCount: Int { statementCache.count }
 
     /// Drops every cached statement (needed before schema changes that would invalidate them).
     public func clearStatementCache() { statementCache.removeAll() }

@@ -121,6 +121,19 @@ struct HostileInputTests {
         #expect(try (vacation.json(["show", "5"]) as? [String: Any])?["title"] as? String == "t\u{1B}[31mred")
     }
 
+    @Test("a bad UTF-8 sequence across the 64 KB read boundary, from a file or a pipe, refuses the feed (it crashed)")
+    func badSequenceAcrossReads() throws {
+        let head = Array(#"{"photos":{"photo":[{"id":"1","title":""#.utf8)
+        let bytes = head + Array(repeating: UInt8(ascii: "a"), count: 65_535 - head.count) + [0xE5, 0x41] + Array(#""}]},"stat":"ok"}"#.utf8)
+        let url = directory.path("straddle.json")
+        try Data(bytes).write(to: url)
+        let fromFile = try vacation.run(["import", url.path])
+        #expect(fromFile.status == 65, "\(fromFile.errors)")
+        #expect(fromFile.errors == "Error: \(url.path): invalid UTF-8 at byte offset 65535: bytes 0x41 0x22 0x7D 0x5D\n")
+        #expect(try vacation.run(["import", "-"], input: Data(bytes)).status == 65)
+        #expect(try vacation.photos("My Vacation").isEmpty)
+    }
+
     @Test("vacation names that climb out of the library are refused; names with SQL are kept as typed")
     func names() throws {
         let sqlName = "Robert'); DROP TABLE Z_PRIMARYKEY;--"

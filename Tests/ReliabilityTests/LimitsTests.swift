@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import SQLiteDB
 import Testing
 
 /// Limits that keep hostile input from taking the tool's time or memory, checked in-process.
@@ -38,5 +39,28 @@ struct LimitsTests {
                 #expect(!error.description.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(format.debugDescription)")
             }
         }
+    }
+}
+
+/// Memory that must not grow with the number of distinct questions a long-lived process asks.
+@Suite("Bounded memory in long-lived processes")
+struct BoundedMemoryTests {
+    @Test("a connection's statement cache stays bounded however many different predicates are fetched")
+    func statementCacheIsBounded() throws {
+        let connection = try Connection.inMemory()
+        try connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, title TEXT)")
+        for index in 0..<(Connection.statementCacheLimit * 2) {
+            let statement = try connection.cachedStatement("SELECT id FROM t WHERE title = 'x\(index)'")
+            try statement.forEachRow { _ in }
+        }
+        #expect(connection.cachedStatementCount == Connection.statementCacheLimit)
+        // A statement the caller holds outlives its eviction.
+        let held = try connection.cachedStatement("SELECT count(*) FROM t")
+        for index in 0..<Connection.statementCacheLimit {
+            _ = try connection.cachedStatement("SELECT id FROM t WHERE id = \(index)")
+        }
+        var count: Int64 = -1
+        try held.forEachRow { count = $0.int64(at: 0) }
+        #expect(count == 0)
     }
 }

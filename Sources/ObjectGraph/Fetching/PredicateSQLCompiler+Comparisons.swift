@@ -14,7 +14,9 @@ extension PredicateSQLCompilation {
         case .scalar(.constant(let value)):
             // A modifier makes null an empty collection.
             if modifier != .direct, value.isNull { return .constant(modifier != .any) }
-            return try match(.constant(value))
+            // Otherwise a one-element collection: NONE is the only modifier that changes the answer.
+            let condition = try match(.constant(value))
+            return modifier == .none ? .not(condition) : condition
         case .constantArray(let items):
             return Self.quantify(modifier, try items.map { try match(.constant($0)) })
         case .aggregate(let items):

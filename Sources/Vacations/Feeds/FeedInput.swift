@@ -96,7 +96,10 @@ final class FeedInput {
         let fresh = UnsafeRawBufferPointer(start: base + end, count: count)
         let freshOffset = offsetOfStart + (end - start)
         if let offset = validator.check(fresh, at: freshOffset) {
-            throw FeedError(.notUTF8, at: .byteOffset(offset), describeBytes(at: offset - freshOffset, in: fresh))
+            // The bad sequence may have begun in an earlier read: describe it from the window,
+            // which the fresh bytes extend.
+            let buffered = UnsafeRawBufferPointer(start: base + start, count: end - start + count)
+            throw FeedError(.notUTF8, at: .byteOffset(offset), describeBytes(at: offset - offsetOfStart, in: buffered))
         }
         end += count
         return true
@@ -138,8 +141,11 @@ final class FeedInput {
         }
     }
 
+    /// Up to four bytes from `index`; a sequence whose start was consumed already is shown from
+    /// the first byte still held.
     private func describeBytes(at index: Int, in bytes: UnsafeRawBufferPointer) -> String {
-        let shown = bytes[index..<min(bytes.count, index + 4)].map { "0x" + String($0, radix: 16, uppercase: true) }
+        let from = min(max(0, index), bytes.count)
+        let shown = bytes[from..<min(bytes.count, from + 4)].map { "0x" + String($0, radix: 16, uppercase: true) }
         return "bytes " + shown.joined(separator: " ")
     }
 }
