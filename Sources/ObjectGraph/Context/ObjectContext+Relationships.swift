@@ -18,9 +18,17 @@ extension ObjectContext {
         if let target { attach(object, to: target, inverse: inverse, forwardIndex: index) }
     }
 
-    func setToMany(of object: ManagedObject, index: Int, to targets: [ManagedObject]) throws {
+    func setToMany<Targets: Collection>(of object: ManagedObject, index: Int, to targets: Targets) throws
+        where Targets.Element: ManagedObject {
         for target in targets { try checkMember(target, for: object) }
         let current = object.toManyIDs(index: index)
+        // Room for the new members at once, rather than growing the sets one insert at a time.
+        object.toMany[object.entity.relationships[index].slot].reserveCapacity(targets.count)
+        if current.isEmpty {
+            // Nothing to unlink (a new object, typically); `link` skips a target named twice.
+            for target in targets { try link(object, index: index, to: target) }
+            return
+        }
         let desired = Set(targets.map(\.objectID))
         for id in current.subtracting(desired) {
             if let target = registeredOrFault(id) { try unlink(object, index: index, from: target) }

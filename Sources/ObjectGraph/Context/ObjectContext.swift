@@ -108,9 +108,7 @@ public final class ObjectContext {
     }
 
     func insertNew(_ object: ManagedObject) {
-        for attribute in object.entity.attributes {
-            if let value = attribute.declaration.defaultValue { object.values[attribute.slot] = value }
-        }
+        for (slot, value) in object.entity.defaultValues { object.values[slot] = value }
         object.isInserted = true
         registry[object.objectID] = object
         inserted[object.objectID] = object

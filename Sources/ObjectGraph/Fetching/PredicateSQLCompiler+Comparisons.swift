@@ -411,6 +411,10 @@ extension PredicateSQLCompilation {
 
     /// A JSON string literal with exactly the string's scalars.
     static func jsonString(_ text: String) -> String {
+        // Most strings need no escaping: then the text goes in whole (long `IN` lists of ids).
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -429,13 +433,32 @@ extension PredicateSQLCompilation {
     }
 }
 
-/// A bound value compared as SQLite compares it: text by bytes.
+/// A bound value compared as SQLite compares it: text by bytes (without copying them out).
 private enum BindKey: Hashable {
-    case text([UInt8])
+    case text(String)
     case other(SQLiteValue)
 
     /// The key of a bound value.
     init(_ value: SQLiteValue) {
-        if case .text(let text) = value { self = .text(Array(text.utf8)) } else { self = .other(value) }
+        if case .text(let text) = value { self = .text(text) } else { self = .other(value) }
+    }
+
+    static func == (lhs: BindKey, rhs: BindKey) -> Bool {
+        switch (lhs, rhs) {
+        case let (.text(left), .text(right)): left.utf8.elementsEqual(right.utf8)
+        case let (.other(left), .other(right)): left == right
+        default: false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch self {
+        case .text(var text):
+            hasher.combine(0 as UInt8)
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .other(let value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value)
+        }
     }
 }

@@ -14,17 +14,21 @@ import SQLiteDB
 /// its place in the object, so reads and writes go straight to the object's storage.
 @propertyWrapper
 public struct Attribute<Value: AttributeValue> {
-    let ordinal: Int32
-    let flags: UInt8
-    let defaultValue: Value?
-    let renamedFrom: String?
+    @usableFromInline let ordinal: Int32
+    @usableFromInline let flags: UInt8
+    @usableFromInline let defaultValue: Value?
+    @usableFromInline let renamedFrom: String?
 
     private static var uniqueFlag: UInt8 { 1 }
     private static var indexedFlag: UInt8 { 2 }
     private static var transientFlag: UInt8 { 4 }
     private static var requiredFlag: UInt8 { 8 }
 
+    // The initialisers run for every property of every object made (fetched or inserted), so
+    // they are inlinable: specialised for the property's type, they are a few stores.
+
     /// An attribute whose new objects start with `wrappedValue`.
+    @inlinable
     public init(wrappedValue: Value, unique: Bool = false, indexed: Bool = false, transient: Bool = false,
                 renamedFrom: String? = nil) {
         ordinal = WrapperOrdinal.next()
@@ -34,6 +38,7 @@ public struct Attribute<Value: AttributeValue> {
     }
 
     /// An attribute without a default: nil for optionals; a non-optional must be set before saving.
+    @inlinable
     public init(unique: Bool = false, indexed: Bool = false, transient: Bool = false, renamedFrom: String? = nil) {
         ordinal = WrapperOrdinal.next()
         flags = Self.flags(unique: unique, indexed: indexed, transient: transient, required: !Value.isOptional)
@@ -41,7 +46,8 @@ public struct Attribute<Value: AttributeValue> {
         self.renamedFrom = renamedFrom
     }
 
-    private static func flags(unique: Bool, indexed: Bool, transient: Bool, required: Bool) -> UInt8 {
+    @usableFromInline
+    static func flags(unique: Bool, indexed: Bool, transient: Bool, required: Bool) -> UInt8 {
         (unique ? uniqueFlag : 0) | (indexed ? indexedFlag : 0) | (transient ? transientFlag : 0)
             | (required ? requiredFlag : 0)
     }
@@ -53,6 +59,10 @@ public struct Attribute<Value: AttributeValue> {
         set { preconditionFailure("unreachable") }
     }
 
+    // Inlinable so that each property's accessors are specialised where the class is declared:
+    // the storage key path is then a literal the optimiser turns into a plain field read, where
+    // a generic call would walk it at run time on every access.
+    @inlinable @inline(__always)
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -110,7 +120,7 @@ extension Set: RelationshipValue where Element: ManagedObject {
         Set(object.toManyObjects(index: index).compactMap { $0 as? Element })
     }
     public func write(to object: ManagedObject, index: Int) throws {
-        try object.owningContext?.setToMany(of: object, index: index, to: Array(self))
+        try object.owningContext?.setToMany(of: object, index: index, to: self)
     }
 }
 
@@ -123,14 +133,15 @@ extension Set: RelationshipValue where Element: ManagedObject {
 /// Assigning an object from another context is a programming error and is ignored.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
-    let ordinal: Int32
-    let inverse: String?
-    let deleteRule: DeleteRule
-    let isOptional: Bool
-    let minCount: Int32
-    let maxCount: Int32
-    let renamedFrom: String?
+    @usableFromInline let ordinal: Int32
+    @usableFromInline let inverse: String?
+    @usableFromInline let deleteRule: DeleteRule
+    @usableFromInline let isOptional: Bool
+    @usableFromInline let minCount: Int32
+    @usableFromInline let maxCount: Int32
+    @usableFromInline let renamedFrom: String?
 
+    @inlinable
     public init(inverse: String?, deleteRule: DeleteRule = .nullify, optional: Bool = true,
                 minCount: Int = 0, maxCount: Int = 0, renamedFrom: String? = nil) {
         ordinal = WrapperOrdinal.next()
@@ -149,6 +160,8 @@ public struct Relationship<Value: RelationshipValue> {
         set { preconditionFailure("unreachable") }
     }
 
+    // Inlinable for the reason given at `Attribute`'s subscript.
+    @inlinable @inline(__always)
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -168,7 +181,7 @@ public struct Relationship<Value: RelationshipValue> {
                 try newValue.write(to: object, index: index)
             } catch {
                 // A setter cannot throw; the error surfaces again when the context saves.
-                object.owningContext?.recordDeferredError(error)
+                object.deferErrorToSave(error)
             }
         }
     }

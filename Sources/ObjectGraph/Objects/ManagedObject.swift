@@ -23,13 +23,19 @@ struct ToManyState {
 
     var hasChanges: Bool { !added.isEmpty || !removed.isEmpty }
 
+    // The empty checks spare a hash of the ID in the common case (nothing removed, or added).
     mutating func insert(_ id: ObjectID) {
-        if removed.remove(id) == nil { added.insert(id) }
+        if removed.isEmpty || removed.remove(id) == nil { added.insert(id) }
         members?.insert(id)
     }
 
+    mutating func reserveCapacity(_ count: Int) {
+        if added.isEmpty { added.reserveCapacity(count) }
+        if let current = members, current.count < count { members?.reserveCapacity(count) }
+    }
+
     mutating func remove(_ id: ObjectID) {
-        if added.remove(id) == nil { removed.insert(id) }
+        if added.isEmpty || added.remove(id) == nil { removed.insert(id) }
         members?.remove(id)
     }
 
@@ -161,6 +167,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 /// Counts the property wrappers an instance initialises, in the order it initialises them, so
 /// that each wrapper knows its place without storing its name. The count is per thread and is
 /// reset by `ManagedObject.init`, which runs after the subclass's properties are set.
+@usableFromInline
 enum WrapperOrdinal {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -168,6 +175,7 @@ enum WrapperOrdinal {
         return key
     }()
 
+    @usableFromInline
     static func next() -> Int32 {
         let current = Int(bitPattern: pthread_getspecific(key))
         pthread_setspecific(key, UnsafeRawPointer(bitPattern: current + 1))

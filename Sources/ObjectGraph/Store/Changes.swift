@@ -73,6 +73,13 @@ struct JoinLink: Sendable, Hashable {
     var table: String
     var source: ObjectID
     var destination: ObjectID
+
+    // The keys tell links apart well enough; hashing the table's name too cost a string hash
+    // per link (equality still compares all three).
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(source)
+        hasher.combine(destination)
+    }
 }
 
 /// Everything one save hands to the context or store beneath.

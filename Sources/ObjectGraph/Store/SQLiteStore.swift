@@ -18,6 +18,8 @@ final class SQLiteStore {
     /// `Z_METADATA.Z_PLIST` as stored, decoded.
     private(set) var metadata: [String: any Sendable]
     var rowReaders: [String: RowReader] = [:]
+    /// Statements for writing rows, prepared on first use (see `WritePlans`).
+    var writePlans = WritePlans()
 
     struct Options: Sendable {
         var readOnly = false
