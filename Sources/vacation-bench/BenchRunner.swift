@@ -48,7 +48,9 @@ final class BenchRunner {
     func run() throws -> [Figure] {
         if options.keep { progress("working in \(workspace.path) (kept)") }
         defer { if !options.keep { try? FileManager.default.removeItem(at: workspace) } }
-        if !options.memoryOnly {
+        if options.memoryOnly {
+            try measureMemory()
+        } else {
             progress("generating feeds of \(options.photos) photos")
             try generator.writeXML(to: xmlFeed)
             try generator.writeJSON(to: jsonFeed)
@@ -62,7 +64,6 @@ final class BenchRunner {
             try measureOpenFirstPage()
             try measureBackup()
         }
-        if !options.skipMemory { try measureMemory() }
         return figures
     }
 

@@ -168,8 +168,8 @@ public final class ObjectContext {
             return object
         }
         guard let entity = model.entity(number: id.entityNumber) else { return nil }
-        let object = entity.objectClass.init(ObjectSeed(entity: entity, objectID: id, context: self, isFault: false))
-        object.install(snapshot)
+        let object = entity.objectClass.init(ObjectSeed(entity: entity, objectID: id, context: self, isFault: false,
+                                                       snapshot: snapshot))
         registry[id] = object
         return object
     }

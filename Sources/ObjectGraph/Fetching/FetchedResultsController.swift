@@ -118,6 +118,8 @@ public final class FetchedResultsController<Result: ManagedObject> {
 
     private func contextDidChange(_ changeSet: ChangeSet) {
         pendingUpdates.formUnion(changeSet.updated)
+        // An abridged change set does not say which objects changed: any of them may have.
+        if changeSet.isAbridged { pendingUpdates.formUnion(sections.lazy.flatMap(\.objects).map(\.objectID)) }
         guard !isRefreshing else {
             needsRefresh = true
             return

@@ -145,7 +145,8 @@ extension PredicateSQLCompilation {
         var hasNull = false
         var values: [SQLiteValue] = []
         // By bytes: Swift's string equality would merge "é" and "e\u{301}", which SQLite tells apart.
-        var seen = Set<BindKey>()
+        var seen = Set<BindKey>(minimumCapacity: items.count)
+        values.reserveCapacity(items.count)
         for item in items {
             if item.isNull {
                 hasNull = true
@@ -398,15 +399,28 @@ extension PredicateSQLCompilation {
     /// A JSON array of integers and strings, for `json_each`.
     static func jsonArray(_ values: [SQLiteValue]) -> String {
         var json = "["
+        json.reserveCapacity(values.count * 16)
         for (index, value) in values.enumerated() {
-            if index > 0 { json += "," }
+            if index > 0 { json.append(",") }
             switch value {
-            case .integer(let number): json += String(number)
-            case .text(let text): json += jsonString(text)
-            default: json += "null"
+            case .integer(let number): json.append(String(number))
+            case .text(let text): appendJSONString(text, to: &json)
+            default: json.append("null")
             }
         }
-        return json + "]"
+        json.append("]")
+        return json
+    }
+
+    /// Appends `text` as a JSON string literal; most need no escaping and go in whole.
+    private static func appendJSONString(_ text: String, to json: inout String) {
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            json.append(jsonString(text))
+        } else {
+            json.append("\"")
+            json.append(text)
+            json.append("\"")
+        }
     }
 
     /// A JSON string literal with exactly the string's scalars.

@@ -14,42 +14,42 @@ import SQLiteDB
 /// its place in the object, so reads and writes go straight to the object's storage.
 @propertyWrapper
 public struct Attribute<Value: AttributeValue> {
+    /// The wrapper's place among its object's wrappers: all an object stores per property.
     @usableFromInline let ordinal: Int32
-    @usableFromInline let flags: UInt8
-    @usableFromInline let defaultValue: Value?
-    @usableFromInline let renamedFrom: String?
-
-    private static var uniqueFlag: UInt8 { 1 }
-    private static var indexedFlag: UInt8 { 2 }
-    private static var transientFlag: UInt8 { 4 }
-    private static var requiredFlag: UInt8 { 8 }
 
     // The initialisers run for every property of every object made (fetched or inserted), so
-    // they are inlinable: specialised for the property's type, they are a few stores.
+    // they are inlinable: specialised for the property's type, they take a number and store
+    // it. What they declare is built only while the model reflects the class.
 
     /// An attribute whose new objects start with `wrappedValue`.
     @inlinable
     public init(wrappedValue: Value, unique: Bool = false, indexed: Bool = false, transient: Bool = false,
                 renamedFrom: String? = nil) {
-        ordinal = WrapperOrdinal.next()
-        flags = Self.flags(unique: unique, indexed: indexed, transient: transient, required: false)
-        defaultValue = wrappedValue
-        self.renamedFrom = renamedFrom
+        ordinal = WrapperOrdinal.next {
+            Self.declaration(unique: unique, indexed: indexed, transient: transient, defaultValue: wrappedValue,
+                             renamedFrom: renamedFrom)
+        }
     }
 
     /// An attribute without a default: nil for optionals; a non-optional must be set before saving.
     @inlinable
     public init(unique: Bool = false, indexed: Bool = false, transient: Bool = false, renamedFrom: String? = nil) {
-        ordinal = WrapperOrdinal.next()
-        flags = Self.flags(unique: unique, indexed: indexed, transient: transient, required: !Value.isOptional)
-        defaultValue = nil
-        self.renamedFrom = renamedFrom
+        ordinal = WrapperOrdinal.next {
+            Self.declaration(unique: unique, indexed: indexed, transient: transient, defaultValue: nil,
+                             renamedFrom: renamedFrom)
+        }
     }
 
+    /// The declaration, once reflection gives the property its name.
     @usableFromInline
-    static func flags(unique: Bool, indexed: Bool, transient: Bool, required: Bool) -> UInt8 {
-        (unique ? uniqueFlag : 0) | (indexed ? indexedFlag : 0) | (transient ? transientFlag : 0)
-            | (required ? requiredFlag : 0)
+    static func declaration(unique: Bool, indexed: Bool, transient: Bool, defaultValue: Value?,
+                            renamedFrom: String?) -> WrapperDeclaration {
+        { name in
+            .attribute(AttributeDescription(
+                name: name, type: Value.attributeType, isOptional: Value.isOptional,
+                defaultValue: defaultValue.map(\.storedValue).flatMap { $0.isNull ? nil : $0 },
+                isIndexed: indexed, isUnique: unique, isTransient: transient, renamingIdentifier: renamedFrom))
+        }
     }
 
     @available(*, unavailable, message: "@Attribute can only be used in ManagedObject subclasses")
@@ -83,15 +83,6 @@ public struct Attribute<Value: AttributeValue> {
 
 extension Attribute: ReflectedProperty {
     var wrapperOrdinal: Int32 { ordinal }
-
-    func declaration(named name: String) -> ReflectedDeclaration {
-        .attribute(AttributeDescription(
-            name: name, type: Value.attributeType,
-            isOptional: Value.isOptional,
-            defaultValue: defaultValue.map(\.storedValue).flatMap { $0.isNull ? nil : $0 },
-            isIndexed: flags & Self.indexedFlag != 0, isUnique: flags & Self.uniqueFlag != 0,
-            isTransient: flags & Self.transientFlag != 0, renamingIdentifier: renamedFrom))
-    }
 }
 
 /// A type a `@Relationship` can hold: an optional object (to-one) or a set of objects (to-many).
@@ -133,24 +124,28 @@ extension Set: RelationshipValue where Element: ManagedObject {
 /// Assigning an object from another context is a programming error and is ignored.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
+    /// The wrapper's place among its object's wrappers (see `Attribute`).
     @usableFromInline let ordinal: Int32
-    @usableFromInline let inverse: String?
-    @usableFromInline let deleteRule: DeleteRule
-    @usableFromInline let isOptional: Bool
-    @usableFromInline let minCount: Int32
-    @usableFromInline let maxCount: Int32
-    @usableFromInline let renamedFrom: String?
 
     @inlinable
     public init(inverse: String?, deleteRule: DeleteRule = .nullify, optional: Bool = true,
                 minCount: Int = 0, maxCount: Int = 0, renamedFrom: String? = nil) {
-        ordinal = WrapperOrdinal.next()
-        self.inverse = inverse
-        self.deleteRule = deleteRule
-        self.isOptional = optional
-        self.minCount = Int32(clamping: minCount)
-        self.maxCount = Int32(clamping: maxCount)
-        self.renamedFrom = renamedFrom
+        ordinal = WrapperOrdinal.next {
+            Self.declaration(inverse: inverse, deleteRule: deleteRule, optional: optional, minCount: minCount,
+                             maxCount: maxCount, renamedFrom: renamedFrom)
+        }
+    }
+
+    /// The declaration, once reflection gives the property its name.
+    @usableFromInline
+    static func declaration(inverse: String?, deleteRule: DeleteRule, optional: Bool, minCount: Int, maxCount: Int,
+                            renamedFrom: String?) -> WrapperDeclaration {
+        { name in
+            .relationship(RelationshipDescription(
+                name: name, destination: Value.destinationType.entityName, inverse: inverse,
+                isToMany: Value.isToMany, deleteRule: deleteRule, isOptional: optional,
+                minCount: minCount, maxCount: maxCount, renamingIdentifier: renamedFrom))
+        }
     }
 
     @available(*, unavailable, message: "@Relationship can only be used in ManagedObject subclasses")
@@ -189,11 +184,4 @@ public struct Relationship<Value: RelationshipValue> {
 
 extension Relationship: ReflectedProperty {
     var wrapperOrdinal: Int32 { ordinal }
-
-    func declaration(named name: String) -> ReflectedDeclaration {
-        .relationship(RelationshipDescription(
-            name: name, destination: Value.destinationType.entityName, inverse: inverse,
-            isToMany: Value.isToMany, deleteRule: deleteRule, isOptional: isOptional,
-            minCount: Int(minCount), maxCount: Int(maxCount), renamingIdentifier: renamedFrom))
-    }
 }

@@ -10,6 +10,8 @@ public struct ObjectSeed {
     let objectID: ObjectID
     let context: ObjectContext?
     let isFault: Bool
+    /// The committed state to start from, for an object made from a fetched row.
+    var snapshot: ObjectSnapshot?
 }
 
 /// The state of a to-many relationship in one object.
@@ -89,10 +91,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         entity = seed.entity
         objectID = seed.objectID
         owningContext = seed.context
-        isFault = seed.isFault
-        values = seed.isFault ? [] : Array(repeating: .null, count: seed.entity.attributes.count)
-        toOne = Array(repeating: nil, count: seed.entity.toOneCount)
-        toMany = Array(repeating: ToManyState(), count: seed.entity.toManyCount)
+        if let snapshot = seed.snapshot {
+            // A fetched row: its values are the object's, shared rather than copied.
+            isFault = false
+            values = snapshot.values
+            toOne = snapshot.toOne
+            committedValues = snapshot.values
+            committedToOne = snapshot.toOne
+            version = snapshot.version
+        } else {
+            isFault = seed.isFault
+            values = seed.isFault ? [] : Array(repeating: .null, count: seed.entity.attributes.count)
+            toOne = Array(repeating: nil, count: seed.entity.toOneCount)
+        }
+        toMany = seed.entity.toManyCount == 0 ? [] : Array(repeating: ToManyState(), count: seed.entity.toManyCount)
         // Every wrapper of this instance has taken its ordinal by now; start afresh for the next.
         WrapperOrdinal.reset()
     }
@@ -167,20 +179,54 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 /// Counts the property wrappers an instance initialises, in the order it initialises them, so
 /// that each wrapper knows its place without storing its name. The count is per thread and is
 /// reset by `ManagedObject.init`, which runs after the subclass's properties are set.
+///
+/// While the model reflects a class (`recordingDeclarations`), each wrapper's declaration is
+/// kept by ordinal too; the rest of the time the declarations are never built.
 @usableFromInline
 enum WrapperOrdinal {
+    /// One per thread, made on first use and released when the thread ends.
+    final class ThreadState {
+        var next: Int32 = 0
+        var recorded: [Int32: WrapperDeclaration]?
+    }
+
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key, nil)
+        pthread_key_create(&key) { state in
+            if let state { Unmanaged<ThreadState>.fromOpaque(state).release() }
+        }
         return key
     }()
 
-    @usableFromInline
-    static func next() -> Int32 {
-        let current = Int(bitPattern: pthread_getspecific(key))
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: current + 1))
-        return Int32(truncatingIfNeeded: current)
+    private static var state: ThreadState {
+        if let existing = pthread_getspecific(key) { return Unmanaged<ThreadState>.fromOpaque(existing).takeUnretainedValue() }
+        let state = ThreadState()
+        pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
+        return state
     }
 
-    static func reset() { pthread_setspecific(key, nil) }
+    /// The next ordinal; `declaration` is called only while declarations are recorded.
+    @usableFromInline
+    static func next(_ declaration: () -> WrapperDeclaration) -> Int32 {
+        let state = state
+        let ordinal = state.next
+        state.next += 1
+        if state.recorded != nil { state.recorded?[ordinal] = declaration() }
+        return ordinal
+    }
+
+    static func reset() { state.next = 0 }
+
+    /// Runs `body` (which makes one instance) and returns what it returns, with the declarations
+    /// of the wrappers it initialised, by ordinal.
+    static func recordingDeclarations<T>(_ body: () -> T) -> (T, [Int32: WrapperDeclaration]) {
+        let state = state
+        let saved = (state.next, state.recorded)
+        state.next = 0
+        state.recorded = [:]
+        let result = body()
+        let recorded = state.recorded ?? [:]
+        (state.next, state.recorded) = saved
+        return (result, recorded)
+    }
 }
