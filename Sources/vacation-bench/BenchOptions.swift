@@ -11,6 +11,8 @@ struct BenchOptions {
     var json = false
     /// The memory figure (alone: importing a million photos twice takes minutes).
     var memoryOnly = false
+    /// Only these figures (the reads import a vacation first, untimed).
+    var only: Set<String>?
     /// Keep the generated feeds and stores (their folder is printed) instead of removing them.
     var keep = false
     /// Internal: run one import in this process, for the parent to measure (`--child-import
@@ -18,7 +20,7 @@ struct BenchOptions {
     var childImport: (side: String, feed: String, folder: String)?
 
     static let usage = """
-        USAGE: vacation-bench [--photos N] [--json] [--runs N] [--keep]
+        USAGE: vacation-bench [--photos N] [--json] [--runs N] [--only FIGURE,...] [--keep]
                vacation-bench --memory [--memory-photos N] [--json] [--keep]
 
         Measures the framework against a raw-SQLite baseline doing the same work, and prints
@@ -29,12 +31,17 @@ struct BenchOptions {
           --photos N          photos in the generated feed (default 100000)
           --json              one JSON line per figure on standard output
           --runs N            runs per import, reimport and backup (default 3); reads run 2N-1 times
+          --only FIGURE,...   only these figures: import-xml, import-json, reimport, fetch-all,
+                              fetch-predicate, frc-initial, toggle, open-first-page, backup
           --memory            measure only the peak memory of a streaming XML import, each side
                               in a child process (minutes: a million photos by default)
           --memory-photos N   photos in the memory figure's feed (default 1000000)
           --keep              keep the generated feeds and stores
           -h, --help          show this help
         """
+
+    static let figureNames: Set<String> = ["import-xml", "import-json", "reimport", "fetch-all", "fetch-predicate",
+                                           "frc-initial", "toggle", "open-first-page", "backup"]
 
     struct UsageError: Error, CustomStringConvertible {
         var description: String
@@ -59,6 +66,12 @@ struct BenchOptions {
             case "--json": options.json = true
             case "--memory": options.memoryOnly = true
             case "--keep": options.keep = true
+            case "--only":
+                guard let list = remaining.popFirst() else { throw UsageError(description: "--only needs figure names") }
+                let names = Set(list.split(separator: ",").map(String.init))
+                let unknown = names.subtracting(figureNames)
+                guard unknown.isEmpty else { throw UsageError(description: "unknown figure '\(unknown.sorted()[0])'") }
+                options.only = names
             case "-h", "--help": return nil
             case "--child-import":
                 guard remaining.count >= 3 else { throw UsageError(description: "--child-import needs SIDE FEED FOLDER") }

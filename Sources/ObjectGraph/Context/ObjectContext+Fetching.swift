@@ -66,7 +66,10 @@ extension ObjectContext {
     func fetchObjects(_ plan: FetchPlan, includesPendingChanges: Bool) throws -> [ManagedObject] {
         drainInbox()
         guard includesPendingChanges && hasPendingChanges else {
-            return try source.fetchSnapshots(plan).compactMap { register($0) }
+            let snapshots = try source.fetchSnapshots(plan)
+            // Room for them all at once: growing a large registry step by step rehashes it.
+            registry.reserveCapacity(registry.count + snapshots.count)
+            return snapshots.compactMap { register($0) }
         }
         let entity = model[plan.entity]
         let accepts: (ManagedObject) -> Bool = { object in

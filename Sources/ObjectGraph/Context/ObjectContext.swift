@@ -148,7 +148,11 @@ public final class ObjectContext {
         return object
     }
 
-    func resolve(_ id: ObjectID) -> ObjectID { aliases[id] ?? id }
+    func resolve(_ id: ObjectID) -> ObjectID {
+        // Until the context has saved something, every ID resolves to itself: no hashing.
+        guard !aliases.isEmpty else { return id }
+        return aliases[id] ?? id
+    }
 
     func registeredOrFault(_ id: ObjectID) -> ManagedObject? {
         let id = resolve(id)

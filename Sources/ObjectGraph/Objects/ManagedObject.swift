@@ -184,49 +184,60 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 /// kept by ordinal too; the rest of the time the declarations are never built.
 @usableFromInline
 enum WrapperOrdinal {
-    /// One per thread, made on first use and released when the thread ends.
-    final class ThreadState {
+    /// The per-thread count, behind a raw pointer: no exclusivity checks on the hot path.
+    private struct Counter {
         var next: Int32 = 0
-        var recorded: [Int32: WrapperDeclaration]?
+        /// Set while a class is reflected.
+        var recorder: Unmanaged<Recorder>?
+    }
+
+    private final class Recorder {
+        var declarations: [Int32: WrapperDeclaration] = [:]
     }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key) { state in
-            if let state { Unmanaged<ThreadState>.fromOpaque(state).release() }
+        pthread_key_create(&key) { counter in
+            guard let counter else { return }
+            let pointer = counter.assumingMemoryBound(to: Counter.self)
+            pointer.deinitialize(count: 1)
+            pointer.deallocate()
         }
         return key
     }()
 
-    private static var state: ThreadState {
-        if let existing = pthread_getspecific(key) { return Unmanaged<ThreadState>.fromOpaque(existing).takeUnretainedValue() }
-        let state = ThreadState()
-        pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
-        return state
+    /// This thread's counter, made on first use and freed when the thread ends.
+    private static var counter: UnsafeMutablePointer<Counter> {
+        if let existing = pthread_getspecific(key) { return existing.assumingMemoryBound(to: Counter.self) }
+        let pointer = UnsafeMutablePointer<Counter>.allocate(capacity: 1)
+        pointer.initialize(to: Counter())
+        pthread_setspecific(key, pointer)
+        return pointer
     }
 
     /// The next ordinal; `declaration` is called only while declarations are recorded.
     @usableFromInline
     static func next(_ declaration: () -> WrapperDeclaration) -> Int32 {
-        let state = state
-        let ordinal = state.next
-        state.next += 1
-        if state.recorded != nil { state.recorded?[ordinal] = declaration() }
+        let counter = counter
+        let ordinal = counter.pointee.next
+        counter.pointee.next = ordinal &+ 1
+        if let recorder = counter.pointee.recorder {
+            recorder.takeUnretainedValue().declarations[ordinal] = declaration()
+        }
         return ordinal
     }
 
-    static func reset() { state.next = 0 }
+    static func reset() { counter.pointee.next = 0 }
 
     /// Runs `body` (which makes one instance) and returns what it returns, with the declarations
     /// of the wrappers it initialised, by ordinal.
     static func recordingDeclarations<T>(_ body: () -> T) -> (T, [Int32: WrapperDeclaration]) {
-        let state = state
-        let saved = (state.next, state.recorded)
-        state.next = 0
-        state.recorded = [:]
-        let result = body()
-        let recorded = state.recorded ?? [:]
-        (state.next, state.recorded) = saved
-        return (result, recorded)
+        let counter = counter
+        let saved = counter.pointee
+        let recorder = Recorder()
+        counter.pointee = Counter(next: 0, recorder: Unmanaged.passUnretained(recorder))
+        let result = withExtendedLifetime(recorder) { body() }
+        counter.pointee = saved
+        return (result, recorder.declarations)
     }
 }
