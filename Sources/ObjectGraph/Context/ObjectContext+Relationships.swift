@@ -25,8 +25,17 @@ extension ObjectContext {
         // Room for the new members at once, rather than growing the sets one insert at a time.
         object.toMany[object.entity.relationships[index].slot].reserveCapacity(targets.count)
         if current.isEmpty {
-            // Nothing to unlink (a new object, typically); `link` skips a target named twice.
-            for target in targets { try link(object, index: index, to: target) }
+            // Nothing to unlink (a new object, typically): `link` for each target, with the
+            // object's own bookkeeping done once rather than per target.
+            let relationship = object.entity.relationships[index]
+            journal?.record(object, in: self)
+            var changed = false
+            for target in targets where object.toMany[relationship.slot].members?.contains(target.objectID) != true {
+                object.toMany[relationship.slot].insert(target.objectID)
+                changed = true
+                if let inverse = relationship.inverseIndex { attach(object, to: target, inverse: inverse, forwardIndex: index) }
+            }
+            if changed { objectDidChange(object) }
             return
         }
         let desired = Set(targets.map(\.objectID))
@@ -40,8 +49,13 @@ extension ObjectContext {
 
     /// Adds `target` to the to-many relationship `index` of `object`.
     func link(_ object: ManagedObject, index: Int, to target: ManagedObject) throws {
-        let relationship = object.entity.relationships[index]
         try checkMember(target, for: object)
+        link(object, index: index, toChecked: target)
+    }
+
+    /// `link` for a target known to belong to this context.
+    private func link(_ object: ManagedObject, index: Int, toChecked target: ManagedObject) {
+        let relationship = object.entity.relationships[index]
         if object.toMany[relationship.slot].members?.contains(target.objectID) == true { return }
         journal?.record(object, in: self)
         object.toMany[relationship.slot].insert(target.objectID)

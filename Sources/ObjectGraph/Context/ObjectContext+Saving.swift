@@ -134,7 +134,8 @@ extension ObjectContext {
         var payload = CommitPayload()
         payload.author = name
         payload.inserts.reserveCapacity(inserted.count)
-        payload.addedLinks.reserveCapacity(inserted.count)
+        // A new object usually brings a few links (a photo's tags).
+        payload.addedLinks.reserveCapacity(inserted.count * 4)
         for object in inserted.values where !object.isDeleted {
             payload.inserts.append(InsertRecord(id: object.objectID, values: object.values, toOne: object.toOne))
             collectLinks(of: object, into: &payload)

@@ -206,6 +206,8 @@ public final class ObjectContext {
 
     /// Records that `object` changed (attributes or relationships).
     func objectDidChange(_ object: ManagedObject) {
+        // The common case first, with nothing to record: a new object, outside a save.
+        if object.isInserted && journal == nil { return }
         guard object.owningContext === self else { return }
         journal?.record(object, in: self)
         guard !object.isInserted, !object.isMarkedUpdated, !object.isDeleted else { return }

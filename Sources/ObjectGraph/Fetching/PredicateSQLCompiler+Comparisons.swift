@@ -396,31 +396,30 @@ extension PredicateSQLCompilation {
         return false
     }
 
-    /// A JSON array of integers and strings, for `json_each`.
+    /// A JSON array of integers and strings, for `json_each`. Written as bytes: lists run to
+    /// thousands of ids, and appending to a `String` piece by piece cost more than the query.
     static func jsonArray(_ values: [SQLiteValue]) -> String {
-        var json = "["
-        json.reserveCapacity(values.count * 16)
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        json.reserveCapacity(values.count * 16 + 2)
         for (index, value) in values.enumerated() {
-            if index > 0 { json.append(",") }
+            if index > 0 { json.append(UInt8(ascii: ",")) }
             switch value {
-            case .integer(let number): json.append(String(number))
-            case .text(let text): appendJSONString(text, to: &json)
-            default: json.append("null")
+            case .integer(let number):
+                json.append(contentsOf: String(number).utf8)
+            case .text(let text):
+                if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                    json.append(contentsOf: jsonString(text).utf8)
+                } else {
+                    json.append(UInt8(ascii: "\""))
+                    json.append(contentsOf: text.utf8)
+                    json.append(UInt8(ascii: "\""))
+                }
+            default:
+                json.append(contentsOf: "null".utf8)
             }
         }
-        json.append("]")
-        return json
-    }
-
-    /// Appends `text` as a JSON string literal; most need no escaping and go in whole.
-    private static func appendJSONString(_ text: String, to json: inout String) {
-        if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            json.append(jsonString(text))
-        } else {
-            json.append("\"")
-            json.append(text)
-            json.append("\"")
-        }
+        json.append(UInt8(ascii: "]"))
+        return String(decoding: json, as: UTF8.self)
     }
 
     /// A JSON string literal with exactly the string's scalars.

@@ -246,7 +246,8 @@ public struct VacationEditor {
 
     private func existingPhotos(_ ids: [String]) throws -> [String: Photo] {
         guard !ids.isEmpty else { return [:] }
-        var request = try FetchRequest<Photo>(predicate: "unique IN %@", ids)
+        // Built, not parsed: the list is a chunk's worth of ids.
+        var request = FetchRequest<Photo>(predicate: .key("unique", .in, PredicateValue.array(ids.map(PredicateValue.string))))
         request.relationshipKeyPathsForPrefetching = ["tags", "place"]
         var result: [String: Photo] = [:]
         for photo in try context.fetch(request) { result[photo.unique] = photo }
@@ -273,7 +274,7 @@ public struct VacationEditor {
 
     private func existing<T: ManagedObject>(_ type: T.Type, names: Set<String>) throws -> [String: T] {
         guard !names.isEmpty else { return [:] }
-        let request = try FetchRequest<T>(predicate: "name IN %@", Array(names))
+        let request = FetchRequest<T>(predicate: .key("name", .in, PredicateValue.array(names.map(PredicateValue.string))))
         var result: [String: T] = [:]
         for object in try context.fetch(request) {
             if let name = try? object.value(forKey: "name", as: String.self) { result[name] = object }

@@ -34,8 +34,10 @@ public enum FeedSource: Sendable, Equatable {
 /// ```
 public struct FeedImporter {
     public let coordinator: StoreCoordinator
-    /// Photos per chunk: a save, a context reset and three lookups each.
-    public var chunkSize = 2_000
+    /// Photos per chunk: a save, a context reset and three lookups each. Every chunk also
+    /// rewrites the tags it links (their versions move), so chunks much smaller than a feed's
+    /// tag vocabulary cost more; 5,000 photos take a few megabytes.
+    public var chunkSize = 5_000
     /// Called after each chunk with the photos read so far in the current file.
     public var progress: ((_ file: String, _ photos: Int) -> Void)?
 
