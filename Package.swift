@@ -28,6 +28,9 @@ let package = Package(
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph"]),
         .target(name: "TestSupport", dependencies: ["SQLiteDB"]),
+        // The framework against a raw-SQLite baseline: swift run -c release vacation-bench
+        .executableTarget(name: "vacation-bench",
+                          dependencies: ["Vacations", "Documents", "ObjectGraph", "CSQLite", "TestSupport"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"],
                     resources: [.copy("Fixtures")]),

@@ -186,7 +186,11 @@ public final class Statement {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT: return .text(string(at: index) ?? "")
+        case SQLITE_TEXT:
+            // The type is known: read the bytes without asking for it again.
+            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))),
+                                as: UTF8.self))
         case SQLITE_BLOB: return .blob(data(at: index) ?? Data())
         default: return .null
         }

@@ -44,13 +44,23 @@ public struct FlickrFeedGenerator: Sendable {
 
     public func title(_ index: Int) -> String { "Photo \(index) of the trip" }
 
-    private func dateTaken(_ index: Int) -> String {
+    /// `datetaken` of photo `index` as Flickr writes it, in UTC. Computed from the day count
+    /// (civil-from-days) rather than through `Calendar`, which would dominate writing large feeds.
+    func dateTaken(_ index: Int) -> String {
         let seconds = 1_600_000_000 + index * 61
-        let date = Date(timeIntervalSince1970: TimeInterval(seconds))
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(format: "%04d-%02d-%02d %02d:%02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+        let days = seconds / 86_400
+        let time = seconds % 86_400
+        let shifted = days + 719_468
+        let era = shifted / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        return "\(year)-\(two(month))-\(two(day)) \(two(time / 3_600)):\(two(time / 60 % 60)):\(two(time % 60))"
     }
 
     /// Writes the XML response, streaming, so that millions of photos need little memory.

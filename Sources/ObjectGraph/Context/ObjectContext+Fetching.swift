@@ -66,7 +66,10 @@ extension ObjectContext {
     func fetchObjects(_ plan: FetchPlan, includesPendingChanges: Bool) throws -> [ManagedObject] {
         drainInbox()
         guard includesPendingChanges && hasPendingChanges else {
-            let objects = try source.fetchSnapshots(plan).compactMap { register($0) }
+            let snapshots = try source.fetchSnapshots(plan)
+            // Room for them all at once: growing a large registry step by step rehashes it.
+            registry.reserveCapacity(registry.count + snapshots.count)
+            let objects = snapshots.compactMap { register($0) }
             registerTargetFaults(of: objects)
             return objects
         }

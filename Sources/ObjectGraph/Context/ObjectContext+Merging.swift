@@ -86,6 +86,16 @@ extension ObjectContext {
             guard let object = registry[resolve(id)], !object.isFault, !hasRealChanges(object) else { continue }
             refresh(object, mergeChanges: false)
         }
+        if changeSet.isAbridged {
+            // Anything may have changed: what is held without unsaved changes reloads on next use.
+            for object in Array(registry.values) where !hasRealChanges(object) {
+                if object.isFault {
+                    for slot in object.toMany.indices { object.toMany[slot].members = nil }
+                } else {
+                    refresh(object, mergeChanges: false)
+                }
+            }
+        }
         notify(ContextChanges(reason: .merged, changeSet: changeSet))
     }
 

@@ -18,9 +18,26 @@ extension ObjectContext {
         if let target { attach(object, to: target, inverse: inverse, forwardIndex: index) }
     }
 
-    func setToMany(of object: ManagedObject, index: Int, to targets: [ManagedObject]) throws {
+    func setToMany<Targets: Collection>(of object: ManagedObject, index: Int, to targets: Targets) throws
+        where Targets.Element: ManagedObject {
         for target in targets { try checkMember(target, for: object) }
         let current = object.toManyIDs(index: index)
+        // Room for the new members at once, rather than growing the sets one insert at a time.
+        object.toMany[object.entity.relationships[index].slot].reserveCapacity(targets.count)
+        if current.isEmpty {
+            // Nothing to unlink (a new object, typically): `link` for each target, with the
+            // object's own bookkeeping done once rather than per target.
+            let relationship = object.entity.relationships[index]
+            journal?.record(object, in: self)
+            var changed = false
+            for target in targets where object.toMany[relationship.slot].members?.contains(target.objectID) != true {
+                object.toMany[relationship.slot].insert(target.objectID)
+                changed = true
+                if let inverse = relationship.inverseIndex { attach(object, to: target, inverse: inverse, forwardIndex: index) }
+            }
+            if changed { objectDidChange(object) }
+            return
+        }
         let desired = Set(targets.map(\.objectID))
         for id in current.subtracting(desired) {
             if let target = registeredOrFault(id) { try unlink(object, index: index, from: target) }
@@ -32,8 +49,13 @@ extension ObjectContext {
 
     /// Adds `target` to the to-many relationship `index` of `object`.
     func link(_ object: ManagedObject, index: Int, to target: ManagedObject) throws {
-        let relationship = object.entity.relationships[index]
         try checkMember(target, for: object)
+        link(object, index: index, toChecked: target)
+    }
+
+    /// `link` for a target known to belong to this context.
+    private func link(_ object: ManagedObject, index: Int, toChecked target: ManagedObject) {
+        let relationship = object.entity.relationships[index]
         if object.toMany[relationship.slot].members?.contains(target.objectID) == true { return }
         journal?.record(object, in: self)
         object.toMany[relationship.slot].insert(target.objectID)

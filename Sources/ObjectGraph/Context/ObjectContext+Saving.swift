@@ -33,6 +33,9 @@ extension ObjectContext {
             journal.restore(self)
             throw error
         }
+        // Let go of the journal's copies first: adopting the outcome changes the registry, which
+        // would otherwise copy it whole.
+        self.journal = nil
         apply(outcome, payload: payload)
         if source === coordinator { coordinator.broadcast(outcome.changeSet, from: inbox) }
         notify(ContextChanges(reason: .saved, changeSet: outcome.changeSet))
@@ -79,7 +82,7 @@ extension ObjectContext {
         let candidates = Array(inserted.values) + Array(updated.values)
         for object in candidates where !object.isDeleted {
             let entity = object.entity
-            if !object.isFault {
+            if !object.isFault && Self.mayBreakAttributeRules(object) {
                 for attribute in entity.attributes {
                     let value = object.values[attribute.slot]
                     if case .real(let number) = value, number.isNaN {
@@ -92,16 +95,16 @@ extension ObjectContext {
                     }
                 }
             }
-            for relationship in entity.relationships {
+            for index in entity.validatedRelationships {
+                let relationship = entity.relationships[index]
                 let declaration = relationship.declaration
                 if !relationship.isToMany {
-                    if !declaration.isOptional && !object.isFault && object.toOne[relationship.slot] == nil {
+                    if !object.isFault && object.toOne[relationship.slot] == nil {
                         throw ValidationError(objectID: object.objectID, entityName: entity.name, property: relationship.name,
                                               rule: .required, detail: "is required")
                     }
                     continue
                 }
-                guard declaration.minCount > 0 || declaration.maxCount > 0 || !declaration.isOptional else { continue }
                 let count = object.toManyIDs(index: relationship.index).count
                 let minimum = max(declaration.minCount, declaration.isOptional ? 0 : 1)
                 if count < minimum {
@@ -116,10 +119,23 @@ extension ObjectContext {
         }
     }
 
+    /// A quick look for a NaN or a missing required value; only then are the attributes gone
+    /// through one by one, in slot order, to name the first at fault.
+    private static func mayBreakAttributeRules(_ object: ManagedObject) -> Bool {
+        for value in object.values {
+            if case .real(let number) = value, number.isNaN { return true }
+        }
+        for slot in object.entity.requiredAttributeSlots where object.values[slot].isNull { return true }
+        return false
+    }
+
     /// Turns the context's changes into what the parent applies.
     func makePayload() -> CommitPayload {
         var payload = CommitPayload()
         payload.author = name
+        payload.inserts.reserveCapacity(inserted.count)
+        // A new object usually brings a few links (a photo's tags).
+        payload.addedLinks.reserveCapacity(inserted.count * 4)
         // Creation order (temporary keys count down), so that keys are handed out in that order.
         for object in inserted.values.sorted(by: { $0.objectID.primaryKey > $1.objectID.primaryKey }) where !object.isDeleted {
             payload.inserts.append(InsertRecord(id: object.objectID, values: object.values, toOne: object.toOne))
@@ -162,10 +178,14 @@ extension ObjectContext {
 
     private func collectLinks(of object: ManagedObject, into payload: inout CommitPayload) {
         for relationship in object.entity.relationships where relationship.isToMany {
-            guard case .joinTable(let table, let sourceColumn, _) = relationship.storage else { continue }
+            guard object.toMany[relationship.slot].hasChanges,
+                  case .joinTable(let table, _, _) = relationship.storage else { continue }
+            let isOwner = model.ownsJoinTable(entity: object.entity.number, relationship: relationship.index)
+            // Inverses change together (both objects are marked changed, and are saved, or are
+            // deleted, which drops their links anyway): the owning side names every link, so the
+            // other side's copy of it need not be hashed into the set again.
+            if !isOwner && relationship.inverseIndex != nil { continue }
             let state = object.toMany[relationship.slot]
-            guard state.hasChanges else { continue }
-            let isOwner = model.joinTables.contains { $0.name == table && $0.sourceColumn == sourceColumn }
             func link(_ other: ObjectID) -> JoinLink {
                 isOwner ? JoinLink(table: table, source: object.objectID, destination: other)
                         : JoinLink(table: table, source: other, destination: object.objectID)
@@ -187,7 +207,8 @@ extension ObjectContext {
             registry[permanent] = object
         }
         if !mapping.isEmpty {
-            for object in saved { remapReferences(in: object, mapping) }
+            // What saved objects added and removed is cleared below: only what stays is remapped.
+            for object in saved { remapReferences(in: object, mapping, includingUnsaved: object.isDeleted) }
         }
         for object in deleted.values {
             registry.removeValue(forKey: object.objectID)
@@ -224,7 +245,7 @@ extension ObjectContext {
         updated.removeAll()
     }
 
-    func remapReferences(in object: ManagedObject, _ mapping: [ObjectID: ObjectID]) {
+    func remapReferences(in object: ManagedObject, _ mapping: [ObjectID: ObjectID], includingUnsaved: Bool = true) {
         for slot in object.toOne.indices {
             if let id = object.toOne[slot], let permanent = mapping[id] { object.toOne[slot] = permanent }
         }
@@ -232,10 +253,12 @@ extension ObjectContext {
             object.committedToOne = committed.map { id in id.flatMap { mapping[$0] ?? $0 } }
         }
         for slot in object.toMany.indices {
+            let remapsMembers = object.toMany[slot].members?.contains(where: \.isTemporary) == true
+            let remapsAdded = includingUnsaved && object.toMany[slot].added.contains(where: \.isTemporary)
+            guard remapsMembers || remapsAdded else { continue }
             var state = object.toMany[slot]
-            guard state.members?.contains(where: \.isTemporary) == true || state.added.contains(where: \.isTemporary) else { continue }
-            state.members = state.members.map { Set($0.map { mapping[$0] ?? $0 }) }
-            state.added = Set(state.added.map { mapping[$0] ?? $0 })
+            if remapsMembers { state.members = state.members.map { Set($0.map { mapping[$0] ?? $0 }) } }
+            if remapsAdded { state.added = Set(state.added.map { mapping[$0] ?? $0 }) }
             object.toMany[slot] = state
         }
     }

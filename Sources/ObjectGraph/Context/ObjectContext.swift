@@ -108,9 +108,7 @@ public final class ObjectContext {
     }
 
     func insertNew(_ object: ManagedObject) {
-        for attribute in object.entity.attributes {
-            if let value = attribute.declaration.defaultValue { object.values[attribute.slot] = value }
-        }
+        for (slot, value) in object.entity.defaultValues { object.values[slot] = value }
         object.isInserted = true
         registry[object.objectID] = object
         inserted[object.objectID] = object
@@ -150,7 +148,11 @@ public final class ObjectContext {
         return object
     }
 
-    func resolve(_ id: ObjectID) -> ObjectID { aliases[id] ?? id }
+    func resolve(_ id: ObjectID) -> ObjectID {
+        // Until the context has saved something, every ID resolves to itself: no hashing.
+        guard !aliases.isEmpty else { return id }
+        return aliases[id] ?? id
+    }
 
     func registeredOrFault(_ id: ObjectID) -> ManagedObject? {
         let id = resolve(id)
@@ -170,8 +172,8 @@ public final class ObjectContext {
             return object
         }
         guard let entity = model.entity(number: id.entityNumber) else { return nil }
-        let object = entity.objectClass.init(ObjectSeed(entity: entity, objectID: id, context: self, isFault: false))
-        object.install(snapshot)
+        let object = entity.objectClass.init(ObjectSeed(entity: entity, objectID: id, context: self, isFault: false,
+                                                       snapshot: snapshot))
         registry[id] = object
         return object
     }
@@ -204,6 +206,8 @@ public final class ObjectContext {
 
     /// Records that `object` changed (attributes or relationships).
     func objectDidChange(_ object: ManagedObject) {
+        // The common case first, with nothing to record: a new object, outside a save.
+        if object.isInserted && journal == nil { return }
         guard object.owningContext === self else { return }
         journal?.record(object, in: self)
         guard !object.isInserted, !object.isMarkedUpdated, !object.isDeleted else { return }

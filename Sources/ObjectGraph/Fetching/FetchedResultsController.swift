@@ -118,6 +118,8 @@ public final class FetchedResultsController<Result: ManagedObject> {
 
     private func contextDidChange(_ changeSet: ChangeSet) {
         pendingUpdates.formUnion(changeSet.updated)
+        // An abridged change set does not say which objects changed: any of them may have.
+        if changeSet.isAbridged { pendingUpdates.formUnion(sections.lazy.flatMap(\.objects).map(\.objectID)) }
         guard !isRefreshing else {
             needsRefresh = true
             return
@@ -140,8 +142,32 @@ public final class FetchedResultsController<Result: ManagedObject> {
         let objects = try context.fetch(request)
         guard let sectionKeyPath else { return [Section(name: "", objects: objects)] }
         var result: [Section] = []
+        let parts = sectionKeyPath.split(separator: ".").map(String.init)
+        // Objects come sorted by the section key, so neighbours mostly point to the same
+        // object for the key path's first step (the photos of one place): the name is worked
+        // out once per run of them, from the to-one's key alone.
+        var firstSteps: [Int: Int?] = [:]
+        var last: (target: ObjectID, name: String)?
         for object in objects {
-            let name = Self.sectionName(of: object, keyPath: sectionKeyPath)
+            let name: String
+            let slot = parts.count > 1 ? firstSteps[object.entity.number] ?? {
+                let relationship = object.entity.relationship(named: parts[0])
+                let slot = relationship.flatMap { $0.isToMany ? nil : $0.slot }
+                firstSteps[object.entity.number] = slot
+                return slot
+            }() : nil
+            if let slot {
+                object.fireFaultIfNeeded()
+                let target = object.toOne[slot]
+                if let target, let last, last.target == target {
+                    name = last.name
+                } else {
+                    name = Self.sectionName(of: object, parts: parts[...])
+                    last = target.map { ($0, name) }
+                }
+            } else {
+                name = Self.sectionName(of: object, parts: parts[...])
+            }
             if result.last?.name == name {
                 result[result.count - 1].objects.append(object)
             } else {
@@ -152,11 +178,14 @@ public final class FetchedResultsController<Result: ManagedObject> {
     }
 
     static func sectionName(of object: ManagedObject, keyPath: String) -> String {
+        sectionName(of: object, parts: keyPath.split(separator: ".").map(String.init)[...])
+    }
+
+    private static func sectionName(of object: ManagedObject, parts: ArraySlice<String>) -> String {
         var current: ManagedObject? = object
-        let parts = keyPath.split(separator: ".").map(String.init)
-        for (index, part) in parts.enumerated() {
+        for (index, part) in zip(parts.indices, parts) {
             guard let node = current else { return "" }
-            if index == parts.count - 1 {
+            if index == parts.endIndex - 1 {
                 guard let value = try? node.storedValue(forKey: part) else { return "" }
                 switch value {
                 case .null: return ""

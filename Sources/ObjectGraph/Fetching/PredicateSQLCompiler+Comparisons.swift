@@ -147,7 +147,8 @@ extension PredicateSQLCompilation {
         var hasNull = false
         var values: [SQLiteValue] = []
         // By bytes: Swift's string equality would merge "é" and "e\u{301}", which SQLite tells apart.
-        var seen = Set<BindKey>()
+        var seen = Set<BindKey>(minimumCapacity: items.count)
+        values.reserveCapacity(items.count)
         for item in items {
             if item.isNull {
                 hasNull = true
@@ -397,22 +398,38 @@ extension PredicateSQLCompilation {
         return false
     }
 
-    /// A JSON array of integers and strings, for `json_each`.
+    /// A JSON array of integers and strings, for `json_each`. Written as bytes: lists run to
+    /// thousands of ids, and appending to a `String` piece by piece cost more than the query.
     static func jsonArray(_ values: [SQLiteValue]) -> String {
-        var json = "["
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        json.reserveCapacity(values.count * 16 + 2)
         for (index, value) in values.enumerated() {
-            if index > 0 { json += "," }
+            if index > 0 { json.append(UInt8(ascii: ",")) }
             switch value {
-            case .integer(let number): json += String(number)
-            case .text(let text): json += jsonString(text)
-            default: json += "null"
+            case .integer(let number):
+                json.append(contentsOf: String(number).utf8)
+            case .text(let text):
+                if text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                    json.append(contentsOf: jsonString(text).utf8)
+                } else {
+                    json.append(UInt8(ascii: "\""))
+                    json.append(contentsOf: text.utf8)
+                    json.append(UInt8(ascii: "\""))
+                }
+            default:
+                json.append(contentsOf: "null".utf8)
             }
         }
-        return json + "]"
+        json.append(UInt8(ascii: "]"))
+        return String(decoding: json, as: UTF8.self)
     }
 
     /// A JSON string literal with exactly the string's scalars.
     static func jsonString(_ text: String) -> String {
+        // Most strings need no escaping: then the text goes in whole (long `IN` lists of ids).
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -431,13 +448,32 @@ extension PredicateSQLCompilation {
     }
 }
 
-/// A bound value compared as SQLite compares it: text by bytes.
+/// A bound value compared as SQLite compares it: text by bytes (without copying them out).
 private enum BindKey: Hashable {
-    case text([UInt8])
+    case text(String)
     case other(SQLiteValue)
 
     /// The key of a bound value.
     init(_ value: SQLiteValue) {
-        if case .text(let text) = value { self = .text(Array(text.utf8)) } else { self = .other(value) }
+        if case .text(let text) = value { self = .text(text) } else { self = .other(value) }
+    }
+
+    static func == (lhs: BindKey, rhs: BindKey) -> Bool {
+        switch (lhs, rhs) {
+        case let (.text(left), .text(right)): left.utf8.elementsEqual(right.utf8)
+        case let (.other(left), .other(right)): left == right
+        default: false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        switch self {
+        case .text(var text):
+            hasher.combine(0 as UInt8)
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .other(let value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value)
+        }
     }
 }

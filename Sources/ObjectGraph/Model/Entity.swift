@@ -2,7 +2,10 @@ import Foundation
 import SQLiteDB
 
 /// A resolved attribute: its declaration plus where it lives in memory and on disk.
-public struct EntityAttribute: Sendable {
+///
+/// A class, not a struct: saving and faulting look attributes up for every object, and copying
+/// a struct out of the entity's array retained each of its strings every time.
+public final class EntityAttribute: Sendable {
     public let declaration: AttributeDescription
     /// Index into an object's attribute values.
     public let slot: Int
@@ -12,6 +15,13 @@ public struct EntityAttribute: Sendable {
     public let declaringEntity: Int
     public var name: String { declaration.name }
     public var type: AttributeType { declaration.type }
+
+    init(declaration: AttributeDescription, slot: Int, column: String?, declaringEntity: Int) {
+        self.declaration = declaration
+        self.slot = slot
+        self.column = column
+        self.declaringEntity = declaringEntity
+    }
 }
 
 /// How a relationship is kept in SQLite, in Core Data's layout.
@@ -25,8 +35,8 @@ public enum RelationshipStorage: Sendable, Equatable {
     case joinTable(table: String, sourceColumn: String, destinationColumn: String)
 }
 
-/// A resolved relationship.
-public struct EntityRelationship: Sendable {
+/// A resolved relationship (a class for the reason given at `EntityAttribute`).
+public final class EntityRelationship: Sendable {
     public let declaration: RelationshipDescription
     /// Position in the entity's `relationships`.
     public let index: Int
@@ -39,11 +49,24 @@ public struct EntityRelationship: Sendable {
     public let storage: RelationshipStorage
     public let declaringEntity: Int
     public var name: String { declaration.name }
-    public var isToMany: Bool { declaration.isToMany }
+    public let isToMany: Bool
     public var deleteRule: DeleteRule { declaration.deleteRule }
+
+    init(declaration: RelationshipDescription, index: Int, slot: Int, destination: Int, inverseIndex: Int?,
+         storage: RelationshipStorage, declaringEntity: Int) {
+        self.declaration = declaration
+        self.index = index
+        self.slot = slot
+        self.destination = destination
+        self.inverseIndex = inverseIndex
+        self.storage = storage
+        self.declaringEntity = declaringEntity
+        self.isToMany = declaration.isToMany
+    }
 }
 
 /// Where a property wrapper of an object's class points.
+@usableFromInline
 enum WrapperTarget: Sendable {
     case attribute(Int)
     case relationship(Int)
@@ -78,7 +101,13 @@ public final class Entity: Sendable, CustomStringConvertible {
     public let objectClass: ManagedObject.Type
     let attributeSlots: [String: Int]
     let relationshipIndexes: [String: Int]
-    let wrapperTargets: [WrapperTarget]
+    @usableFromInline let wrapperTargets: [WrapperTarget]
+    /// Slots of attributes a save requires a value for (neither optional nor transient).
+    let requiredAttributeSlots: [Int]
+    /// Relationships a save validates: required to-ones, to-manys with a count rule.
+    let validatedRelationships: [Int]
+    /// Attribute defaults a new object starts with, by slot.
+    let defaultValues: [(slot: Int, value: SQLiteValue)]
 
     init(name: String, number: Int, isAbstract: Bool, parent: Int?, root: Int, subentities: [Int],
          hierarchy: [Int], attributes: [EntityAttribute], relationships: [EntityRelationship],
@@ -103,6 +132,14 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.attributeSlots = Dictionary(attributes.map { ($0.name, $0.slot) }, uniquingKeysWith: { first, _ in first })
         self.relationshipIndexes = Dictionary(relationships.map { ($0.name, $0.index) }, uniquingKeysWith: { first, _ in first })
         self.wrapperTargets = wrapperTargets
+        // Saving checks these for every changed object: worked out once, not per object.
+        self.requiredAttributeSlots = attributes.filter { !$0.declaration.isOptional && !$0.declaration.isTransient }.map(\.slot)
+        self.defaultValues = attributes.compactMap { attribute in attribute.declaration.defaultValue.map { (attribute.slot, $0) } }
+        self.validatedRelationships = relationships.filter { relationship in
+            let declaration = relationship.declaration
+            return relationship.isToMany ? declaration.minCount > 0 || declaration.maxCount > 0 || !declaration.isOptional
+                                         : !declaration.isOptional
+        }.map(\.index)
     }
 
     public func attribute(named name: String) -> EntityAttribute? {

@@ -1,15 +1,19 @@
 import Foundation
 
 /// What a property wrapper declares.
+@usableFromInline
 enum ReflectedDeclaration {
     case attribute(AttributeDescription)
     case relationship(RelationshipDescription)
 }
 
+/// A wrapper's declaration, given the property's name (which only reflection knows).
+@usableFromInline
+typealias WrapperDeclaration = (_ name: String) -> ReflectedDeclaration
+
 /// A property wrapper the model can read by reflection.
 protocol ReflectedProperty {
     var wrapperOrdinal: Int32 { get }
-    func declaration(named name: String) -> ReflectedDeclaration
 }
 
 /// Reads entity declarations from `ManagedObject` subclasses with `Mirror`.
@@ -18,8 +22,10 @@ enum ModelReflection {
     /// managed object) the parent entity.
     static func entityDescription(of type: ManagedObject.Type) -> EntityDescription {
         let placeholder = Entity.placeholder
-        let prototype = type.init(ObjectSeed(entity: placeholder, objectID: ObjectID(entityNumber: 0, primaryKey: 0),
-                                             context: nil, isFault: false))
+        let (prototype, declarations) = WrapperOrdinal.recordingDeclarations {
+            type.init(ObjectSeed(entity: placeholder, objectID: ObjectID(entityNumber: 0, primaryKey: 0),
+                                 context: nil, isFault: false))
+        }
         var description = EntityDescription(name: type.entityName, isAbstract: type.isAbstract, objectClass: type)
         if let parent = Swift._getSuperclass(type) as? ManagedObject.Type, parent != ManagedObject.self {
             description.parent = parent.entityName
@@ -36,8 +42,8 @@ enum ModelReflection {
                 guard let label = child.label, label.hasPrefix("_"), let property = child.value as? ReflectedProperty else { continue }
                 let name = String(label.dropFirst())
                 names.append((property.wrapperOrdinal, name))
-                guard isOwnClass else { continue }
-                switch property.declaration(named: name) {
+                guard isOwnClass, let declaration = declarations[property.wrapperOrdinal] else { continue }
+                switch declaration(name) {
                 case .attribute(let attribute): description.attributes.append(attribute)
                 case .relationship(let relationship): description.relationships.append(relationship)
                 }

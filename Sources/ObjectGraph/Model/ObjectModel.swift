@@ -17,6 +17,9 @@ public final class ObjectModel: Sendable {
     private let tableColumns: [String: [Column]]
     private let entityNumbers: [String: Int]
     private let classEntities: [ObjectIdentifier: Int]
+    /// For each entity (by number - 1) and relationship index: whether the relationship's join
+    /// table rows are written from its side (it is the join table's source).
+    private let joinTableOwnership: [[Bool]]
 
     /// A many-to-many join table: `Z_<n><RELATIONSHIP>`.
     public struct JoinTable: Sendable, Equatable {
@@ -55,6 +58,17 @@ public final class ObjectModel: Sendable {
             classes[ObjectIdentifier(entity.objectClass)] = entity.number
         }
         classEntities = classes
+        joinTableOwnership = built.entities.map { entity in
+            entity.relationships.map { relationship in
+                guard case .joinTable(let table, let sourceColumn, _) = relationship.storage else { return false }
+                return built.joinTables.contains { $0.name == table && $0.sourceColumn == sourceColumn }
+            }
+        }
+    }
+
+    /// True when relationship `index` of entity `number` is the source side of its join table.
+    func ownsJoinTable(entity number: Int, relationship index: Int) -> Bool {
+        joinTableOwnership[number - 1][index]
     }
 
     /// Builds a model from `ManagedObject` subclasses declared with `@Attribute` and

@@ -14,36 +14,42 @@ import SQLiteDB
 /// its place in the object, so reads and writes go straight to the object's storage.
 @propertyWrapper
 public struct Attribute<Value: AttributeValue> {
-    let ordinal: Int32
-    let flags: UInt8
-    let defaultValue: Value?
-    let renamedFrom: String?
+    /// The wrapper's place among its object's wrappers: all an object stores per property.
+    @usableFromInline let ordinal: Int32
 
-    private static var uniqueFlag: UInt8 { 1 }
-    private static var indexedFlag: UInt8 { 2 }
-    private static var transientFlag: UInt8 { 4 }
-    private static var requiredFlag: UInt8 { 8 }
+    // The initialisers run for every property of every object made (fetched or inserted), so
+    // they are inlinable: specialised for the property's type, they take a number and store
+    // it. What they declare is built only while the model reflects the class.
 
     /// An attribute whose new objects start with `wrappedValue`.
+    @inlinable
     public init(wrappedValue: Value, unique: Bool = false, indexed: Bool = false, transient: Bool = false,
                 renamedFrom: String? = nil) {
-        ordinal = WrapperOrdinal.next()
-        flags = Self.flags(unique: unique, indexed: indexed, transient: transient, required: false)
-        defaultValue = wrappedValue
-        self.renamedFrom = renamedFrom
+        ordinal = WrapperOrdinal.next {
+            Self.declaration(unique: unique, indexed: indexed, transient: transient, defaultValue: wrappedValue,
+                             renamedFrom: renamedFrom)
+        }
     }
 
     /// An attribute without a default: nil for optionals; a non-optional must be set before saving.
+    @inlinable
     public init(unique: Bool = false, indexed: Bool = false, transient: Bool = false, renamedFrom: String? = nil) {
-        ordinal = WrapperOrdinal.next()
-        flags = Self.flags(unique: unique, indexed: indexed, transient: transient, required: !Value.isOptional)
-        defaultValue = nil
-        self.renamedFrom = renamedFrom
+        ordinal = WrapperOrdinal.next {
+            Self.declaration(unique: unique, indexed: indexed, transient: transient, defaultValue: nil,
+                             renamedFrom: renamedFrom)
+        }
     }
 
-    private static func flags(unique: Bool, indexed: Bool, transient: Bool, required: Bool) -> UInt8 {
-        (unique ? uniqueFlag : 0) | (indexed ? indexedFlag : 0) | (transient ? transientFlag : 0)
-            | (required ? requiredFlag : 0)
+    /// The declaration, once reflection gives the property its name.
+    @usableFromInline
+    static func declaration(unique: Bool, indexed: Bool, transient: Bool, defaultValue: Value?,
+                            renamedFrom: String?) -> WrapperDeclaration {
+        { name in
+            .attribute(AttributeDescription(
+                name: name, type: Value.attributeType, isOptional: Value.isOptional,
+                defaultValue: defaultValue.map(\.storedValue).flatMap { $0.isNull ? nil : $0 },
+                isIndexed: indexed, isUnique: unique, isTransient: transient, renamingIdentifier: renamedFrom))
+        }
     }
 
     @available(*, unavailable, message: "@Attribute can only be used in ManagedObject subclasses")
@@ -53,6 +59,10 @@ public struct Attribute<Value: AttributeValue> {
         set { preconditionFailure("unreachable") }
     }
 
+    // Inlinable so that each property's accessors are specialised where the class is declared:
+    // the storage key path is then a literal the optimiser turns into a plain field read, where
+    // a generic call would walk it at run time on every access.
+    @inlinable @inline(__always)
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -73,15 +83,6 @@ public struct Attribute<Value: AttributeValue> {
 
 extension Attribute: ReflectedProperty {
     var wrapperOrdinal: Int32 { ordinal }
-
-    func declaration(named name: String) -> ReflectedDeclaration {
-        .attribute(AttributeDescription(
-            name: name, type: Value.attributeType,
-            isOptional: Value.isOptional,
-            defaultValue: defaultValue.map(\.storedValue).flatMap { $0.isNull ? nil : $0 },
-            isIndexed: flags & Self.indexedFlag != 0, isUnique: flags & Self.uniqueFlag != 0,
-            isTransient: flags & Self.transientFlag != 0, renamingIdentifier: renamedFrom))
-    }
 }
 
 /// A type a `@Relationship` can hold: an optional object (to-one) or a set of objects (to-many).
@@ -110,7 +111,7 @@ extension Set: RelationshipValue where Element: ManagedObject {
         Set(object.toManyObjects(index: index).compactMap { $0 as? Element })
     }
     public func write(to object: ManagedObject, index: Int) throws {
-        try object.owningContext?.setToMany(of: object, index: index, to: Array(self))
+        try object.owningContext?.setToMany(of: object, index: index, to: self)
     }
 }
 
@@ -123,23 +124,28 @@ extension Set: RelationshipValue where Element: ManagedObject {
 /// Assigning an object from another context is a programming error and is ignored.
 @propertyWrapper
 public struct Relationship<Value: RelationshipValue> {
-    let ordinal: Int32
-    let inverse: String?
-    let deleteRule: DeleteRule
-    let isOptional: Bool
-    let minCount: Int32
-    let maxCount: Int32
-    let renamedFrom: String?
+    /// The wrapper's place among its object's wrappers (see `Attribute`).
+    @usableFromInline let ordinal: Int32
 
+    @inlinable
     public init(inverse: String?, deleteRule: DeleteRule = .nullify, optional: Bool = true,
                 minCount: Int = 0, maxCount: Int = 0, renamedFrom: String? = nil) {
-        ordinal = WrapperOrdinal.next()
-        self.inverse = inverse
-        self.deleteRule = deleteRule
-        self.isOptional = optional
-        self.minCount = Int32(clamping: minCount)
-        self.maxCount = Int32(clamping: maxCount)
-        self.renamedFrom = renamedFrom
+        ordinal = WrapperOrdinal.next {
+            Self.declaration(inverse: inverse, deleteRule: deleteRule, optional: optional, minCount: minCount,
+                             maxCount: maxCount, renamedFrom: renamedFrom)
+        }
+    }
+
+    /// The declaration, once reflection gives the property its name.
+    @usableFromInline
+    static func declaration(inverse: String?, deleteRule: DeleteRule, optional: Bool, minCount: Int, maxCount: Int,
+                            renamedFrom: String?) -> WrapperDeclaration {
+        { name in
+            .relationship(RelationshipDescription(
+                name: name, destination: Value.destinationType.entityName, inverse: inverse,
+                isToMany: Value.isToMany, deleteRule: deleteRule, isOptional: optional,
+                minCount: minCount, maxCount: maxCount, renamingIdentifier: renamedFrom))
+        }
     }
 
     @available(*, unavailable, message: "@Relationship can only be used in ManagedObject subclasses")
@@ -149,6 +155,8 @@ public struct Relationship<Value: RelationshipValue> {
         set { preconditionFailure("unreachable") }
     }
 
+    // Inlinable for the reason given at `Attribute`'s subscript.
+    @inlinable @inline(__always)
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -168,7 +176,7 @@ public struct Relationship<Value: RelationshipValue> {
                 try newValue.write(to: object, index: index)
             } catch {
                 // A setter cannot throw; the error surfaces again when the context saves.
-                object.owningContext?.recordDeferredError(error)
+                object.deferErrorToSave(error)
             }
         }
     }
@@ -176,11 +184,4 @@ public struct Relationship<Value: RelationshipValue> {
 
 extension Relationship: ReflectedProperty {
     var wrapperOrdinal: Int32 { ordinal }
-
-    func declaration(named name: String) -> ReflectedDeclaration {
-        .relationship(RelationshipDescription(
-            name: name, destination: Value.destinationType.entityName, inverse: inverse,
-            isToMany: Value.isToMany, deleteRule: deleteRule, isOptional: isOptional,
-            minCount: Int(minCount), maxCount: Int(maxCount), renamingIdentifier: renamedFrom))
-    }
 }

@@ -11,12 +11,14 @@ extension ManagedObject {
     // MARK: Attributes
 
     /// The stored value of attribute `slot`, firing the fault first.
+    @usableFromInline
     final func storedValue(slot: Int) -> SQLiteValue {
         fireFaultIfNeeded()
         return slot < values.count ? values[slot] : .null
     }
 
     /// Sets attribute `slot` to a stored value and records the change.
+    @usableFromInline
     final func setStoredValue(_ value: SQLiteValue, slot: Int) {
         fireFaultIfNeeded()
         guard slot < values.count else { return }
@@ -59,6 +61,12 @@ extension ManagedObject {
     /// Sets a typed attribute value by name.
     public func setValue<Value: AttributeValue>(_ value: Value, forKey key: String) throws {
         try setStoredValue(value.storedValue, forKey: key)
+    }
+
+    /// Keeps an error a relationship setter met (setters cannot throw) for the next save.
+    @usableFromInline
+    final func deferErrorToSave(_ error: Error) {
+        owningContext?.recordDeferredError(error)
     }
 
     // MARK: Relationships

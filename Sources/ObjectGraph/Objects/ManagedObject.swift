@@ -10,6 +10,8 @@ public struct ObjectSeed {
     let objectID: ObjectID
     let context: ObjectContext?
     let isFault: Bool
+    /// The committed state to start from, for an object made from a fetched row.
+    var snapshot: ObjectSnapshot?
 }
 
 /// The state of a to-many relationship in one object.
@@ -23,13 +25,19 @@ struct ToManyState {
 
     var hasChanges: Bool { !added.isEmpty || !removed.isEmpty }
 
+    // The empty checks spare a hash of the ID in the common case (nothing removed, or added).
     mutating func insert(_ id: ObjectID) {
-        if removed.remove(id) == nil { added.insert(id) }
+        if removed.isEmpty || removed.remove(id) == nil { added.insert(id) }
         members?.insert(id)
     }
 
+    mutating func reserveCapacity(_ count: Int) {
+        if added.isEmpty { added.reserveCapacity(count) }
+        if let current = members, current.count < count { members?.reserveCapacity(count) }
+    }
+
     mutating func remove(_ id: ObjectID) {
-        if added.remove(id) == nil { removed.insert(id) }
+        if added.isEmpty || added.remove(id) == nil { removed.insert(id) }
         members?.remove(id)
     }
 
@@ -83,10 +91,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         entity = seed.entity
         objectID = seed.objectID
         owningContext = seed.context
-        isFault = seed.isFault
-        values = seed.isFault ? [] : Array(repeating: .null, count: seed.entity.attributes.count)
-        toOne = Array(repeating: nil, count: seed.entity.toOneCount)
-        toMany = Array(repeating: ToManyState(), count: seed.entity.toManyCount)
+        if let snapshot = seed.snapshot {
+            // A fetched row: its values are the object's, shared rather than copied.
+            isFault = false
+            values = snapshot.values
+            toOne = snapshot.toOne
+            committedValues = snapshot.values
+            committedToOne = snapshot.toOne
+            version = snapshot.version
+        } else {
+            isFault = seed.isFault
+            values = seed.isFault ? [] : Array(repeating: .null, count: seed.entity.attributes.count)
+            toOne = Array(repeating: nil, count: seed.entity.toOneCount)
+        }
+        toMany = seed.entity.toManyCount == 0 ? [] : Array(repeating: ToManyState(), count: seed.entity.toManyCount)
         // Every wrapper of this instance has taken its ordinal by now; start afresh for the next.
         WrapperOrdinal.reset()
     }
@@ -161,18 +179,65 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 /// Counts the property wrappers an instance initialises, in the order it initialises them, so
 /// that each wrapper knows its place without storing its name. The count is per thread and is
 /// reset by `ManagedObject.init`, which runs after the subclass's properties are set.
+///
+/// While the model reflects a class (`recordingDeclarations`), each wrapper's declaration is
+/// kept by ordinal too; the rest of the time the declarations are never built.
+@usableFromInline
 enum WrapperOrdinal {
+    /// The per-thread count, behind a raw pointer: no exclusivity checks on the hot path.
+    private struct Counter {
+        var next: Int32 = 0
+        /// Set while a class is reflected.
+        var recorder: Unmanaged<Recorder>?
+    }
+
+    private final class Recorder {
+        var declarations: [Int32: WrapperDeclaration] = [:]
+    }
+
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key, nil)
+        pthread_key_create(&key) { counter in
+            guard let counter else { return }
+            let pointer = counter.assumingMemoryBound(to: Counter.self)
+            pointer.deinitialize(count: 1)
+            pointer.deallocate()
+        }
         return key
     }()
 
-    static func next() -> Int32 {
-        let current = Int(bitPattern: pthread_getspecific(key))
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: current + 1))
-        return Int32(truncatingIfNeeded: current)
+    /// This thread's counter, made on first use and freed when the thread ends.
+    private static var counter: UnsafeMutablePointer<Counter> {
+        if let existing = pthread_getspecific(key) { return existing.assumingMemoryBound(to: Counter.self) }
+        let pointer = UnsafeMutablePointer<Counter>.allocate(capacity: 1)
+        pointer.initialize(to: Counter())
+        pthread_setspecific(key, pointer)
+        return pointer
     }
 
-    static func reset() { pthread_setspecific(key, nil) }
+    /// The next ordinal; `declaration` is called only while declarations are recorded.
+    @usableFromInline
+    static func next(_ declaration: () -> WrapperDeclaration) -> Int32 {
+        let counter = counter
+        let ordinal = counter.pointee.next
+        counter.pointee.next = ordinal &+ 1
+        if let recorder = counter.pointee.recorder {
+            recorder.takeUnretainedValue().declarations[ordinal] = declaration()
+        }
+        return ordinal
+    }
+
+    static func reset() { counter.pointee.next = 0 }
+
+    /// Runs `body` (which makes one instance) and returns what it returns, with the declarations
+    /// of the wrappers it initialised, by ordinal.
+    static func recordingDeclarations<T>(_ body: () -> T) -> (T, [Int32: WrapperDeclaration]) {
+        let counter = counter
+        let saved = counter.pointee
+        let recorder = Recorder()
+        counter.pointee = Counter(next: 0, recorder: Unmanaged.passUnretained(recorder))
+        let result = withExtendedLifetime(recorder) { body() }
+        counter.pointee = saved
+        return (result, recorder.declarations)
+    }
 }

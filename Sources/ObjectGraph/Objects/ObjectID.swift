@@ -25,6 +25,12 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
 
     public var isTemporary: Bool { primaryKey < 0 }
 
+    // One word into the hasher instead of two: IDs are hashed on every registry lookup and
+    // relationship change. Equal IDs give equal words; unequal ones rarely collide.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(UInt64(bitPattern: primaryKey) ^ (UInt64(truncatingIfNeeded: entityNumber) &<< 48))
+    }
+
     public var description: String {
         isTemporary ? "<entity \(entityNumber) t\(-primaryKey)>" : "<entity \(entityNumber) p\(primaryKey)>"
     }

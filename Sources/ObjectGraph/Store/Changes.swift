@@ -31,6 +31,11 @@ public struct ChangeSet: Sendable, Equatable {
     public var permanentIDs: [ObjectID: ObjectID] = [:]
     /// A label for where the save came from (the saving context's name).
     public var author: String?
+    /// True when the change set does not name the objects inserted and updated (nor their
+    /// permanent IDs): a transaction of several saves that changed more objects than
+    /// `StoreCoordinator.performTransaction` lists (a large import). Deleted objects are always
+    /// named. A context merging it refreshes every object it holds without unsaved changes.
+    public var isAbridged = false
 
     public init() {}
 
@@ -73,6 +78,13 @@ struct JoinLink: Sendable, Hashable {
     var table: String
     var source: ObjectID
     var destination: ObjectID
+
+    // The keys tell links apart well enough; hashing the table's name too cost a string hash
+    // per link (equality still compares all three).
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(source)
+        hasher.combine(destination)
+    }
 }
 
 /// Everything one save hands to the context or store beneath.

@@ -17,6 +17,8 @@ final class RowReader {
         var attributeCount: Int
     }
     private var layouts: [Int: Layout] = [:]
+    /// The layout of the previous row's entity: rows of one table are mostly of one entity.
+    private var lastLayout: (entity: Int, layout: Layout)?
 
     init(model: ObjectModel, table: String) {
         self.table = table
@@ -41,7 +43,14 @@ final class RowReader {
     /// `Z_ENT` names no entity of this table.
     func snapshot(_ statement: Statement, offset: Int = 0) -> ObjectSnapshot? {
         let entityNumber = statement.int(at: offset + 1)
-        guard let layout = layouts[entityNumber] else { return nil }
+        let layout: Layout
+        if let last = lastLayout, last.entity == entityNumber {
+            layout = last.layout
+        } else {
+            guard let found = layouts[entityNumber] else { return nil }
+            layout = found
+            lastLayout = (entityNumber, found)
+        }
         var values = [SQLiteValue]()
         values.reserveCapacity(layout.attributeCount)
         for (slot, column) in layout.attributeColumns.enumerated() {

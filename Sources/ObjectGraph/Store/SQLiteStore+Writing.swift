@@ -21,8 +21,11 @@ extension SQLiteStore {
         var updates = try settleConflicts(payload.updates, deletes: payload.deletes, policy: policy,
                                           reinserts: &inserts, outcome: &outcome)
         var idMap: [ObjectID: ObjectID] = [:]
-        var mergedInserts = try settleUniqueness(&inserts, deleting: Set(payload.deletes.map(\.id)),
-                                                 policy: policy, idMap: &idMap, outcome: &outcome)
+        // Under `error` the unique indexes find collisions as rows go in (no query per insert);
+        // the merging policies need them found first, to turn inserts into updates.
+        var mergedInserts = policy.mergesUniqueConflicts
+            ? try settleUniqueness(&inserts, deleting: Set(payload.deletes.map(\.id)), policy: policy, idMap: &idMap, outcome: &outcome)
+            : []
         try allocateKeys(for: inserts, idMap: &idMap)
         func final(_ id: ObjectID) -> ObjectID {
             // A new object merged into another new one maps through it to its permanent key.
@@ -30,14 +33,24 @@ extension SQLiteStore {
             while let next = idMap[current], next != current { current = next }
             return current
         }
-        func finalToOne(_ targets: [ObjectID?]) -> [ObjectID?] { targets.map { $0.map(final) } }
+        func finalToOne(_ targets: [ObjectID?]) -> [ObjectID?] {
+            guard targets.contains(where: { $0?.isTemporary == true }) else { return targets }
+            return targets.map { $0.map(final) }
+        }
 
+        outcome.versions.reserveCapacity(inserts.count + updates.count + mergedInserts.count)
+        outcome.changeSet.inserted.reserveCapacity(inserts.count)
         for insert in inserts {
             let id = final(insert.id)
-            try insertRow(id: id, values: insert.values, toOne: finalToOne(insert.toOne))
+            do {
+                try insertRow(id: id, values: insert.values, toOne: finalToOne(insert.toOne))
+            } catch let error as SQLiteError where error.isUniqueConstraintViolation {
+                throw uniqueViolation(from: error, insert: insert) ?? error
+            }
             outcome.versions[id] = 1
             outcome.changeSet.inserted.insert(id)
         }
+        outcome.changeSet.permanentIDs.reserveCapacity(idMap.count)
         for temporary in idMap.keys { outcome.changeSet.permanentIDs[temporary] = final(temporary) }
         // Inserts merged into existing rows by a uniqueness constraint become updates of them.
         for index in mergedInserts.indices {
@@ -47,9 +60,14 @@ extension SQLiteStore {
         updates += mergedInserts
         for update in updates {
             let id = final(update.id)
-            let version = try updateRow(id: id, update: update, toOne: finalToOne(update.toOne))
-            outcome.versions[id] = version
-            if outcome.resolved[id] != nil || outcome.resolved[update.id] != nil {
+            // The new Z_OPT is known without asking SQLite when the check above found the row at
+            // the version the change was based on; a fault's is not needed (loading it reads it).
+            // Only rows a merge policy settled need theirs read back.
+            let isResolved = outcome.resolved[id] != nil || outcome.resolved[update.id] != nil
+            let read = try updateRow(id: id, update: update, toOne: finalToOne(update.toOne), returningVersion: isResolved)
+            let version = read ?? update.baseVersion.map { $0 + 1 } ?? 0
+            if read != nil || update.baseVersion != nil { outcome.versions[id] = version }
+            if isResolved {
                 let base = outcome.resolved.removeValue(forKey: update.id) ?? outcome.resolved[id]
                 if let base {
                     outcome.resolved[id] = ObjectSnapshot(id: id, version: version, values: base.values, toOne: finalToOne(base.toOne))
@@ -65,15 +83,21 @@ extension SQLiteStore {
             outcome.changeSet.deleted.insert(delete.id)
         }
         for link in payload.removedLinks {
-            try connection.execute(linkSQL(link.table, insert: false),
-                                   [.integer(final(link.source).primaryKey), .integer(final(link.destination).primaryKey)])
+            try writeLink(link.table, final(link.source), final(link.destination), insert: false)
         }
-        let deleted = Set(payload.deletes.map(\.id))
-        for link in payload.addedLinks where !deleted.contains(link.source) && !deleted.contains(link.destination) {
-            try connection.execute(linkSQL(link.table, insert: true),
-                                   [.integer(final(link.source).primaryKey), .integer(final(link.destination).primaryKey)])
+        let deleted = payload.deletes.isEmpty ? [] : Set(payload.deletes.map(\.id))
+        for link in payload.addedLinks where deleted.isEmpty || (!deleted.contains(link.source) && !deleted.contains(link.destination)) {
+            try writeLink(link.table, final(link.source), final(link.destination), insert: true)
         }
         return outcome
+    }
+
+    private func writeLink(_ table: String, _ source: ObjectID, _ destination: ObjectID, insert: Bool) throws {
+        let plan = try linkPlan(for: table)
+        let statement = insert ? plan.insert : plan.delete
+        statement.bind(source.primaryKey, at: 0)
+        statement.bind(destination.primaryKey, at: 1)
+        try statement.run()
     }
 
     // MARK: Optimistic locking
@@ -212,21 +236,36 @@ extension SQLiteStore {
     }
 
     private func storedRow(matching constraint: [Int], values: [SQLiteValue], in entity: Entity) throws -> ObjectID? {
-        let root = model[entity.root]
         let columns = constraint.compactMap { entity.attributes[$0].column }
         guard columns.count == constraint.count else { return nil }
-        let sql = "SELECT Z_PK, Z_ENT FROM \(root.table) WHERE " + columns.map { "\($0) = ?" }.joined(separator: " AND ")
-        let statement = try connection.cachedStatement(sql)
+        let statement = try uniqueLookup(table: model[entity.root].table, columns: columns)
         statement.bind(values)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         return ObjectID(entityNumber: statement.int(at: 1), primaryKey: statement.int64(at: 0))
     }
 
+    /// The constraint error for an insert the unique index refused, or nil when SQLite's
+    /// message names no constraint of the insert's entity.
+    private func uniqueViolation(from error: SQLiteError, insert: InsertRecord) -> UniqueConstraintError? {
+        let columns = Self.constraintColumns(in: error)
+        let entity = model[insert.id.entityNumber]
+        for constraint in entity.uniquenessConstraints where constraint.compactMap({ entity.attributes[$0].column }) == columns {
+            return UniqueConstraintError(entityName: entity.name, attributes: constraint.map { entity.attributes[$0].name },
+                                         values: constraint.map { insert.values[$0] }, objectID: insert.id)
+        }
+        return nil
+    }
+
+    /// The columns SQLite names in "UNIQUE constraint failed: ZTAG.ZNAME, ZTAG.ZOTHER".
+    private static func constraintColumns(in error: SQLiteError) -> [String] {
+        let detail = error.message.components(separatedBy: ": ").last ?? ""
+        return detail.components(separatedBy: ", ").compactMap { $0.split(separator: ".").last.map(String.init) }
+    }
+
     private func uniqueViolation(from error: SQLiteError, payload: CommitPayload) -> Error {
         // SQLite says "UNIQUE constraint failed: ZTAG.ZNAME"; name it in model terms.
-        let detail = error.message.components(separatedBy: ": ").last ?? ""
-        let columns = detail.components(separatedBy: ", ").compactMap { $0.split(separator: ".").last.map(String.init) }
+        let columns = Self.constraintColumns(in: error)
         for update in payload.updates {
             let entity = model[update.id.entityNumber]
             for constraint in entity.uniquenessConstraints {
@@ -262,36 +301,19 @@ extension SQLiteStore {
 
     // MARK: Rows
 
-    private func propertyColumns(of entity: Entity) -> (attributes: [(slot: Int, column: String)], toOne: [(slot: Int, column: String, entityColumn: String?)]) {
-        let attributes = entity.attributes.compactMap { attribute in attribute.column.map { (attribute.slot, $0) } }
-        let toOne = entity.relationships.compactMap { relationship -> (Int, String, String?)? in
-            guard case .foreignKey(let column, let entityColumn) = relationship.storage else { return nil }
-            return (relationship.slot, column, entityColumn)
-        }
-        return (attributes, toOne)
-    }
-
     private func insertRow(id: ObjectID, values: [SQLiteValue], toOne: [ObjectID?]) throws {
-        let entity = model[id.entityNumber]
-        let (attributes, relationships) = propertyColumns(of: entity)
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"] + attributes.map(\.column)
-        for relationship in relationships {
-            columns.append(relationship.column)
-            if let entityColumn = relationship.entityColumn { columns.append(entityColumn) }
-        }
-        let sql = "INSERT INTO \(entity.table) (\(columns.joined(separator: ", "))) VALUES ("
-            + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-        let statement = try connection.cachedStatement(sql)
+        let plan = try insertPlan(for: model[id.entityNumber])
+        let statement = plan.statement
         statement.bind(id.primaryKey, at: 0)
         statement.bind(Int64(id.entityNumber), at: 1)
         statement.bind(Int64(1), at: 2)
         var index = 3
-        for attribute in attributes {
-            statement.bind(values[attribute.slot], at: index)
+        for slot in plan.attributeSlots {
+            statement.bind(values[slot], at: index)
             index += 1
         }
-        for relationship in relationships {
-            bindTarget(toOne[relationship.slot], relationship.entityColumn != nil, statement, &index)
+        for (slot, withEntity) in plan.toOne {
+            bindTarget(toOne[slot], withEntity, statement, &index)
         }
         try statement.run()
     }
@@ -305,32 +327,28 @@ extension SQLiteStore {
         }
     }
 
-    /// Writes the changed columns and bumps `Z_OPT`; returns the new `Z_OPT`.
-    private func updateRow(id: ObjectID, update: UpdateRecord, toOne: [ObjectID?]) throws -> Int64 {
+    /// Writes the changed columns and bumps `Z_OPT`; returns the new `Z_OPT` when asked to
+    /// (`RETURNING` costs SQLite a temporary table per row).
+    private func updateRow(id: ObjectID, update: UpdateRecord, toOne: [ObjectID?], returningVersion: Bool) throws -> Int64? {
         let entity = model[id.entityNumber]
-        var assignments = ["Z_OPT = Z_OPT + 1"]
-        var attributeSlots: [Int] = []
-        for slot in update.changedSlots {
-            guard let column = entity.attributes[slot].column else { continue }
-            assignments.append("\(column) = ?")
-            attributeSlots.append(slot)
-        }
-        var relationshipSlots: [(Int, Bool)] = []
-        for relationship in entity.relationships where !relationship.isToMany && update.changedToOne.contains(relationship.slot) {
-            guard case .foreignKey(let column, let entityColumn) = relationship.storage else { continue }
-            assignments.append("\(column) = ?")
-            if let entityColumn { assignments.append("\(entityColumn) = ?") }
-            relationshipSlots.append((relationship.slot, entityColumn != nil))
-        }
-        let sql = "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? RETURNING Z_OPT"
-        let statement = try connection.cachedStatement(sql)
+        let layout = try insertPlan(for: entity).layout
+        let shape = WritePlans.UpdateShape(
+            entity: entity.number, returnsVersion: returningVersion,
+            attributeSlots: update.changedSlots.filter { layout.attributeColumns[$0] != nil },
+            toOneSlots: update.changedToOne.filter { $0 < layout.toOneColumns.count && layout.toOneColumns[$0] != nil }.sorted())
+        let plan = try updatePlan(for: shape, layout: layout, table: entity.table)
+        let statement = plan.statement
         var index = 0
-        for slot in attributeSlots {
+        for slot in shape.attributeSlots {
             statement.bind(update.values[slot], at: index)
             index += 1
         }
-        for (slot, withEntity) in relationshipSlots { bindTarget(toOne[slot], withEntity, statement, &index) }
+        for (slot, withEntity) in plan.toOne { bindTarget(toOne[slot], withEntity, statement, &index) }
         statement.bind(id.primaryKey, at: index)
+        guard returningVersion else {
+            try statement.run()
+            return nil
+        }
         defer { statement.reset() }
         guard try statement.step() else { return 0 }
         return statement.int64(at: 0)
@@ -344,14 +362,5 @@ extension SQLiteStore {
             guard case .joinTable(let table, let sourceColumn, _) = relationship.storage else { continue }
             try connection.execute("DELETE FROM \(table) WHERE \(sourceColumn) = ?", [.integer(id.primaryKey)])
         }
-    }
-
-    private func linkSQL(_ table: String, insert: Bool) -> String {
-        let joinTable = model.joinTables.first { $0.name == table }
-        let source = joinTable?.sourceColumn ?? "?"
-        let destination = joinTable?.destinationColumn ?? "?"
-        return insert
-            ? "INSERT OR IGNORE INTO \(table) (\(source), \(destination)) VALUES (?, ?)"
-            : "DELETE FROM \(table) WHERE \(source) = ? AND \(destination) = ?"
     }
 }

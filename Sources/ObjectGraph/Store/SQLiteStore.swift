@@ -26,6 +26,8 @@ final class SQLiteStore {
         var predicate: ObjectPredicate?
         var sortDescriptors: [ObjectSortDescriptor]
     }
+    /// Statements for writing rows, prepared on first use (see `WritePlans`).
+    var writePlans = WritePlans()
 
     struct Options: Sendable {
         var readOnly = false

@@ -18,7 +18,7 @@ public final class StoreCoordinator: Sendable {
     private let store: Mutex<SQLiteStore>
     private let listeners = Mutex<[UUID: ChangeListener]>([:])
     /// Change sets held back while a transaction of several saves is open.
-    private let heldBack = Mutex<[(ChangeSet, WeakInbox?)]?>(nil)
+    private let heldBack = Mutex<HeldChanges?>(nil)
 
     /// Something that receives every committed change set.
     enum ChangeListener: Sendable {
@@ -72,7 +72,14 @@ public final class StoreCoordinator: Sendable {
 
     /// Runs `body` in one SQLite transaction: every save made through this coordinator while it
     /// runs becomes a savepoint inside it, and other contexts hear of those saves only once
-    /// the transaction commits. When `body` throws, everything it saved is rolled back.
+    /// the transaction commits, in one change set per saving context. When `body` throws,
+    /// everything it saved is rolled back.
+    ///
+    /// A transaction that changes more than `listingLimit` objects delivers abridged change
+    /// sets (`ChangeSet.isAbridged`): its deletions, and a note to refresh everything, rather
+    /// than every inserted and updated ID, so that memory stays flat whatever its size.
+    /// Contexts below the saving one should not hold its unsaved objects across such a
+    /// transaction: they would not learn those objects' permanent IDs.
     ///
     /// Meant for one writer at a time (an importer saving in chunks so that memory stays flat
     /// while a whole feed remains one transaction). Contexts that saved inside a rolled-back
@@ -83,9 +90,9 @@ public final class StoreCoordinator: Sendable {
     ///     for chunk in chunks { try importChunk(chunk, into: context); try context.save(); context.reset() }
     /// }
     /// ```
-    public func performTransaction<T>(_ body: () throws -> T) throws -> T {
+    public func performTransaction<T>(listingLimit: Int = 50_000, _ body: () throws -> T) throws -> T {
         try store.withLock { try $0.connection.execute("BEGIN IMMEDIATE TRANSACTION") }
-        heldBack.withLock { $0 = [] }
+        heldBack.withLock { $0 = HeldChanges(limit: listingLimit) }
         let result: T
         do {
             result = try body()
@@ -99,7 +106,7 @@ public final class StoreCoordinator: Sendable {
         }
         let released = heldBack.withLock { held in
             defer { held = nil }
-            return held ?? []
+            return held?.entries ?? []
         }
         for (changeSet, origin) in released { deliver(changeSet, from: origin?.inbox) }
         return result
@@ -136,7 +143,7 @@ public final class StoreCoordinator: Sendable {
     func broadcast(_ changeSet: ChangeSet, from origin: ChangeInbox?) {
         let isHeld = heldBack.withLock { held -> Bool in
             guard held != nil else { return false }
-            held?.append((changeSet, origin.map(WeakInbox.init)))
+            held?.add(changeSet, from: origin)
             return true
         }
         if !isHeld { deliver(changeSet, from: origin) }

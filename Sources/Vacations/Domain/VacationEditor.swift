@@ -32,18 +32,41 @@ public struct VacationEditor {
     /// Finds or creates each draft's photo, links its place and tags, and moves counts.
     /// A repeated id is one photo: its last draft wins. Returns each distinct id's outcome.
     public func visit(_ drafts: [PhotoDraft]) throws -> [(id: String, outcome: VisitOutcome)] {
+        try visitPhotos(drafts, carrying: nil).map { ($0.id, $0.outcome) }
+    }
+
+    /// `visit`, also giving each photo; with `carried`, tags and places are looked up through
+    /// what earlier batches found, and tag counts are left to `finishVisits(_:)`.
+    func visitPhotos(_ drafts: [PhotoDraft], carrying carried: BatchVisitState?) throws
+        -> [(id: String, outcome: VisitOutcome, photo: Photo)] {
         var order: [String] = []
         var latest: [String: PhotoDraft] = [:]
+        latest.reserveCapacity(drafts.count)
         for draft in drafts {
             if latest.updateValue(draft, forKey: draft.id) == nil { order.append(draft.id) }
         }
         let photos = try existingPhotos(order)
-        var tags = try existing(Tag.self, names: Set(latest.values.flatMap(\.tags)))
-        var places = try existing(Place.self, names: Set(latest.values.compactMap(\.placeName)))
+        var tags = try lookUp(Tag.self, names: Set(latest.values.flatMap(\.tags)), known: carried?.tags)
+        var places = try lookUp(Place.self, names: Set(latest.values.compactMap(\.placeName)), known: carried?.places)
         var emptied: [ObjectIdentifier: Place] = [:]
         var untagged: [ObjectIdentifier: Tag] = [:]
-        var outcomes: [(String, VisitOutcome)] = []
+        var outcomes: [(id: String, outcome: VisitOutcome, photo: Photo)] = []
         outcomes.reserveCapacity(order.count)
+        if let carried {
+            // Later batches find these without a query.
+            carried.tags.merge(tags) { _, new in new }
+            carried.places.merge(places) { _, new in new }
+        }
+        func count(_ tag: Tag, named name: String?, by change: Int64) {
+            if let carried {
+                let name = name ?? tag.name
+                carried.countChanges[name, default: 0] += change
+                // A tag the photo leaves may be one no draft names: remember it for the counts.
+                if carried.tags[name] == nil { carried.tags[name] = tag }
+            } else {
+                tag.count += change
+            }
+        }
         for id in order {
             guard let draft = latest[id] else { continue }
             let photo: Photo
@@ -57,25 +80,31 @@ public struct VacationEditor {
                 photo.visited = now
                 isNew = true
             }
-            var changed = apply(draft, to: photo)
+            var changed = apply(draft, to: photo, isNew: isNew)
 
             // Tags: counts follow the links.
             let current = isNew ? [] : photo.tags
             let wanted = draft.tags.map { name in
-                tags[name] ?? {
+                (name: name, tag: tags[name] ?? {
                     let tag = Tag(context: context)
                     tag.name = name
                     tags[name] = tag
+                    carried?.tags[name] = tag
                     return tag
-                }()
+                }())
             }
-            let wantedSet = Set(wanted)
+            let wantedSet = Set(wanted.map(\.tag))
             if wantedSet != current {
                 for tag in current.subtracting(wantedSet) {
-                    tag.count -= 1
+                    count(tag, named: nil, by: -1)
                     untagged[ObjectIdentifier(tag)] = tag
                 }
-                for tag in wantedSet.subtracting(current) { tag.count += 1 }
+                // A draft made by hand may name a tag twice; count it once.
+                let distinct = wanted.count == wantedSet.count
+                var counted = Set<ObjectIdentifier>()
+                for (name, tag) in wanted where !current.contains(tag) && (distinct || counted.insert(ObjectIdentifier(tag)).inserted) {
+                    count(tag, named: name, by: 1)
+                }
                 photo.tags = wantedSet
                 changed = true
             }
@@ -88,6 +117,7 @@ public struct VacationEditor {
                     let place = Place(context: context)
                     place.name = name
                     places[name] = place
+                    carried?.places[name] = place
                     return place
                 }()
             }
@@ -101,31 +131,59 @@ public struct VacationEditor {
                 let moment = photo.dateTaken ?? photo.visited ?? now
                 if newPlace.firstVisited.map({ moment < $0 }) ?? true { newPlace.firstVisited = moment }
             }
-            outcomes.append((id, isNew ? .added : (changed ? .updated : .unchanged)))
+            outcomes.append((id, isNew ? .added : (changed ? .updated : .unchanged), photo))
         }
-        try cleanUp(tags: Array(untagged.values), places: Array(emptied.values), leaving: [])
+        // With counts carried over, a tag's count is known only when they are settled.
+        try cleanUp(tags: carried == nil ? Array(untagged.values) : [], places: Array(emptied.values), leaving: [])
         return outcomes
     }
 
-    /// Copies a draft's attributes onto the photo, setting only what differs.
-    private func apply(_ draft: PhotoDraft, to photo: Photo) -> Bool {
-        var changed = false
-        func set<Value: Equatable>(_ keyPath: ReferenceWritableKeyPath<Photo, Value>, _ value: Value) {
-            if photo[keyPath: keyPath] != value {
-                photo[keyPath: keyPath] = value
-                changed = true
-            }
+    /// Writes the tag counts that batches visited with `state` left open, and deletes the tags
+    /// they leave without photos. Call it before the last save of the run.
+    func finishVisits(_ state: BatchVisitState) throws {
+        // As faults: the first count read loads them in batches, not one query each.
+        // A tag whose changes cancel out may still be new, with no photos: check every one.
+        let changed = state.countChanges.compactMap { name, change -> (Tag, Int64)? in
+            guard let known = state.tags[name], let tag = context.object(with: known.objectID) as? Tag else { return nil }
+            return (tag, change)
         }
-        set(\.title, draft.title)
-        set(\.subtitle, draft.subtitle)
-        set(\.imageURL, draft.imageURL)
-        set(\.thumbnailURL, draft.thumbnailURL)
-        set(\.owner, draft.owner)
-        set(\.dateTaken, draft.dateTaken)
-        set(\.dateUploaded, draft.dateUploaded)
-        set(\.latitude, draft.latitude)
-        set(\.longitude, draft.longitude)
-        set(\.media, draft.media)
+        var emptied: [Tag] = []
+        for (tag, change) in changed {
+            if change != 0 { tag.count += change }
+            if tag.count <= 0 { emptied.append(tag) }
+        }
+        state.countChanges.removeAll()
+        try cleanUp(tags: emptied, places: [], leaving: [])
+    }
+
+    /// Copies a draft's attributes onto the photo, setting only what differs. A new photo holds
+    /// nothing yet, so only the draft's values are set. (Plain property accesses: going through
+    /// key paths cost more than the rest of visiting.)
+    private func apply(_ draft: PhotoDraft, to photo: Photo, isNew: Bool) -> Bool {
+        if isNew {
+            if let title = draft.title { photo.title = title }
+            if let subtitle = draft.subtitle { photo.subtitle = subtitle }
+            if let imageURL = draft.imageURL { photo.imageURL = imageURL }
+            if let thumbnailURL = draft.thumbnailURL { photo.thumbnailURL = thumbnailURL }
+            if let owner = draft.owner { photo.owner = owner }
+            if let dateTaken = draft.dateTaken { photo.dateTaken = dateTaken }
+            if let dateUploaded = draft.dateUploaded { photo.dateUploaded = dateUploaded }
+            if let latitude = draft.latitude { photo.latitude = latitude }
+            if let longitude = draft.longitude { photo.longitude = longitude }
+            if let media = draft.media { photo.media = media }
+            return true
+        }
+        var changed = false
+        if photo.title != draft.title { photo.title = draft.title; changed = true }
+        if photo.subtitle != draft.subtitle { photo.subtitle = draft.subtitle; changed = true }
+        if photo.imageURL != draft.imageURL { photo.imageURL = draft.imageURL; changed = true }
+        if photo.thumbnailURL != draft.thumbnailURL { photo.thumbnailURL = draft.thumbnailURL; changed = true }
+        if photo.owner != draft.owner { photo.owner = draft.owner; changed = true }
+        if photo.dateTaken != draft.dateTaken { photo.dateTaken = draft.dateTaken; changed = true }
+        if photo.dateUploaded != draft.dateUploaded { photo.dateUploaded = draft.dateUploaded; changed = true }
+        if photo.latitude != draft.latitude { photo.latitude = draft.latitude; changed = true }
+        if photo.longitude != draft.longitude { photo.longitude = draft.longitude; changed = true }
+        if photo.media != draft.media { photo.media = draft.media; changed = true }
         return changed
     }
 
@@ -188,20 +246,50 @@ public struct VacationEditor {
 
     private func existingPhotos(_ ids: [String]) throws -> [String: Photo] {
         guard !ids.isEmpty else { return [:] }
-        var request = try FetchRequest<Photo>(predicate: "unique IN %@", ids)
+        // Built, not parsed: the list is a chunk's worth of ids.
+        var request = FetchRequest<Photo>(predicate: .key("unique", .in, PredicateValue.array(ids.map(PredicateValue.string))))
         request.relationshipKeyPathsForPrefetching = ["tags", "place"]
         var result: [String: Photo] = [:]
         for photo in try context.fetch(request) { result[photo.unique] = photo }
         return result
     }
 
+    /// The objects named `names`: those `known` from earlier batches without a query (as faults,
+    /// when the context has let them go), the rest with one query.
+    private func lookUp<T: ManagedObject>(_ type: T.Type, names: Set<String>, known: [String: T]?) throws -> [String: T] {
+        guard let known, !known.isEmpty else { return try existing(type, names: names) }
+        var result: [String: T] = [:]
+        result.reserveCapacity(names.count)
+        var unknown: Set<String> = []
+        for name in names {
+            if let object = known[name], let here = context.object(with: object.objectID) as? T {
+                result[name] = here
+            } else {
+                unknown.insert(name)
+            }
+        }
+        for (name, object) in try existing(type, names: unknown) { result[name] = object }
+        return result
+    }
+
     private func existing<T: ManagedObject>(_ type: T.Type, names: Set<String>) throws -> [String: T] {
         guard !names.isEmpty else { return [:] }
-        let request = try FetchRequest<T>(predicate: "name IN %@", Array(names))
+        let request = FetchRequest<T>(predicate: .key("name", .in, PredicateValue.array(names.map(PredicateValue.string))))
         var result: [String: T] = [:]
         for object in try context.fetch(request) {
             if let name = try? object.value(forKey: "name", as: String.self) { result[name] = object }
         }
         return result
     }
+}
+
+/// What a run of batch visits carries from batch to batch (an import saves and lets go of each
+/// batch): the tags and places found or made so far, by name, so that each is looked up once;
+/// and the changes to tag counts, written once by `VacationEditor.finishVisits(_:)` rather
+/// than by every batch.
+final class BatchVisitState {
+    var tags: [String: Tag] = [:]
+    var places: [String: Place] = [:]
+    /// Tag count changes not yet written, by tag name.
+    var countChanges: [String: Int64] = [:]
 }

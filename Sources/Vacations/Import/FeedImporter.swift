@@ -34,8 +34,10 @@ public enum FeedSource: Sendable, Equatable {
 /// ```
 public struct FeedImporter {
     public let coordinator: StoreCoordinator
-    /// Photos per chunk: a save, a context reset and three lookups each.
-    public var chunkSize = 2_000
+    /// Photos per chunk: a save, a context reset and three lookups each. Every chunk also
+    /// rewrites the tags it links (their versions move), so chunks much smaller than a feed's
+    /// tag vocabulary cost more; 5,000 photos take a few megabytes.
+    public var chunkSize = 5_000
     /// Called after each chunk with the photos read so far in the current file.
     public var progress: ((_ file: String, _ photos: Int) -> Void)?
 
@@ -55,23 +57,29 @@ public struct FeedImporter {
 
     /// Imports one feed in one transaction; on failure the report carries the error and the
     /// store is as it was.
+    ///
+    /// Memory stays flat: each chunk is visited in a context of its own, saved and let go; what
+    /// crosses chunks is small (tags and places by name, tag count changes, the key ranges of
+    /// the photos added, and the outcomes of photos the vacation already had).
     public func importFeed(_ source: FeedSource, rules: inout DraftRules, now: Date = Date()) -> FileImportReport {
         var report = FileImportReport(path: source.displayPath)
-        let context = ObjectContext(coordinator: coordinator, name: "import")
-        var outcomes: [String: VisitOutcome] = [:]
+        var tally = OutcomeTally()
         var learned: [FlickrPlace] = []
+        let carried = BatchVisitState()
         do {
             try coordinator.performTransaction {
                 var chunk: [PhotoDraft] = []
+                chunk.reserveCapacity(chunkSize)
                 var photosRead = 0
                 let currentRules = rules
-                func flush() throws {
-                    guard !chunk.isEmpty else { return }
+                func flush(finishing: Bool) throws {
+                    guard !chunk.isEmpty || (finishing && !carried.countChanges.isEmpty) else { return }
+                    let context = ObjectContext(coordinator: coordinator, name: "import")
                     let editor = VacationEditor(context: context, now: now)
-                    for (id, outcome) in try editor.visit(chunk) {
-                        outcomes[id] = Self.combine(outcomes[id], outcome)
-                    }
+                    let visited = try editor.visitPhotos(chunk, carrying: carried)
+                    if finishing { try editor.finishVisits(carried) }
                     try context.save()
+                    tally.add(visited)
                     context.reset()
                     photosRead += chunk.count
                     chunk.removeAll(keepingCapacity: true)
@@ -79,41 +87,60 @@ public struct FeedImporter {
                 }
                 let summary = try readFeed(source, photo: { photo in
                     chunk.append(currentRules.draft(from: photo))
-                    if chunk.count >= chunkSize { try flush() }
+                    if chunk.count >= chunkSize { try flush(finishing: false) }
                 }, place: { place in
                     learned.append(place)
                 })
-                try flush()
+                try flush(finishing: true)
                 report.problems = summary.problems
                 report.content = summary.content
             }
         } catch let error as FeedError {
-            context.reset()
             report.failure = .feed(error)
             return report
         } catch {
-            context.reset()
             report.failure = .store("\(error)")
             return report
         }
         for place in learned { rules.learn(place) }
-        for outcome in outcomes.values {
-            switch outcome {
-            case .added: report.added += 1
-            case .updated: report.updated += 1
-            case .unchanged: report.unchanged += 1
-            }
-        }
+        report.added = tally.added
+        report.updated = tally.updated
+        report.unchanged = tally.unchanged
         return report
     }
 
-    /// A photo seen twice in one feed is counted once: added stays added, a change wins.
-    private static func combine(_ earlier: VisitOutcome?, _ later: VisitOutcome) -> VisitOutcome {
-        switch (earlier, later) {
-        case (nil, _): later
-        case (.added?, _): .added
-        case (.updated?, _), (_, .updated): .updated
-        default: .unchanged
+    /// Counts each photo of a feed once, however many times the feed lists it: added stays
+    /// added, a change wins over no change. Photos added by this import are known by their keys
+    /// (each save hands out a range of new keys), so only photos the vacation already had are
+    /// remembered one by one.
+    struct OutcomeTally {
+        private(set) var added = 0
+        private var addedKeys: [ClosedRange<Int64>] = []
+        private var earlier: [Int64: VisitOutcome] = [:]
+
+        var updated: Int { earlier.values.filter { $0 == .updated }.count }
+        var unchanged: Int { earlier.values.filter { $0 == .unchanged }.count }
+
+        /// Takes one saved chunk's outcomes (the photos' keys are permanent by then).
+        mutating func add(_ visited: [(id: String, outcome: VisitOutcome, photo: Photo)]) {
+            var newKeys: ClosedRange<Int64>?
+            for (_, outcome, photo) in visited where outcome == .added {
+                let key = photo.objectID.primaryKey
+                newKeys = newKeys.map { min($0.lowerBound, key)...max($0.upperBound, key) } ?? key...key
+                added += 1
+            }
+            if let newKeys {
+                if let last = addedKeys.last, last.upperBound + 1 == newKeys.lowerBound {
+                    addedKeys[addedKeys.count - 1] = last.lowerBound...newKeys.upperBound
+                } else {
+                    addedKeys.append(newKeys)
+                }
+            }
+            for (_, outcome, photo) in visited where outcome != .added {
+                let key = photo.objectID.primaryKey
+                if addedKeys.contains(where: { $0.contains(key) }) { continue }
+                if outcome == .updated || earlier[key] == nil { earlier[key] = outcome }
+            }
         }
     }
 
