@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "fuzz-predicate", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-arguments", dependencies: ["FuzzChecks"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "Vacations", "ObjectGraph", "SQLiteDB", "TestSupport",
-                                                             "vacation", "vacations-test-helper"]),
+                                                             "vacation", "vacations-test-helper", "vacation-bench"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,6 +13,9 @@ final class SQLFromScope {
     private(set) var items: [String]
     /// Correlation, null filters and SUBQUERY predicates of a sub-select.
     var conditions: [SQLCondition] = []
+    /// For a sub-select over a relationship of the fetched object itself: the column that
+    /// names it (`j1.Z_1PHOTOS`), and the index of `column = t0.Z_PK` in `conditions`.
+    private var rootCorrelation: (column: String, conditionIndex: Int)?
     /// The alias of the table row each object key was joined to.
     private var joinedKeys: [String: String] = [:]
     private var nextMainAlias = 1
@@ -47,16 +50,41 @@ final class SQLFromScope {
 
     /// `(SELECT <columns> FROM … WHERE …)` with `extra` added to the conditions.
     func subselect(_ columns: String, where extra: SQLCondition = .true) -> SQLFragment {
-        let condition = SQLCondition.and(conditions + [extra])
-        var fragment = SQLFragment("SELECT \(columns) FROM \(fromClause)")
-        if condition != .true { fragment = fragment + " WHERE " + condition.rendered(for: .or) }
-        return "(" + fragment + ")"
+        Self.select(columns, from: fromClause, where: .and(conditions + [extra]))
+    }
+
+    /// Correlates this sub-select with the object whose key is `key`: its rows are those whose
+    /// `column` holds that key.
+    func correlate(_ column: String, with key: String, nullable: Bool) {
+        if key == PredicateSQLCompilation.rootKey { rootCorrelation = (column, conditions.count) }
+        conditions.append(.comparison(SQLFragment("\(column) = \(key)"), nullable: nullable))
     }
 
     /// `EXISTS (SELECT 1 FROM … WHERE …)`, or false when `extra` is.
+    ///
+    /// Over a relationship of the fetched object, when nothing else in the sub-select refers to
+    /// the fetch's rows, it is `t0.Z_PK IN (SELECT j1.Z_1PHOTOS FROM … WHERE …)` instead: the
+    /// same rows, but SQLite runs the sub-select once and looks the matches up by key, rather
+    /// than probing the relationship once per row of the table (`ANY tags.name == %@` over
+    /// 100,000 photos: 1 ms instead of 80).
     func exists(where extra: SQLCondition) -> SQLCondition {
         if extra == .false { return .false }
+        if let (column, index) = rootCorrelation {
+            var uncorrelated = conditions
+            uncorrelated[index] = .comparison(SQLFragment("\(column) IS NOT NULL"), nullable: false)
+            let select = Self.select(column, from: fromClause, where: .and(uncorrelated + [extra]))
+            if !PredicateSQLCompilation.refersToMainAliases(select.text) {
+                return .comparison(PredicateSQLCompilation.rootKey + " IN " + select, nullable: false)
+            }
+        }
         return .sql("EXISTS " + subselect("1", where: extra), .atom, nullable: false)
+    }
+
+    /// `(SELECT <columns> FROM <from> WHERE <condition>)`.
+    private static func select(_ columns: String, from: String, where condition: SQLCondition) -> SQLFragment {
+        var fragment = SQLFragment("SELECT \(columns) FROM \(from)")
+        if condition != .true { fragment = fragment + " WHERE " + condition.rendered(for: .or) }
+        return "(" + fragment + ")"
     }
 }
 
@@ -178,14 +206,14 @@ extension PredicateSQLCompilation {
             case .joinTable(let table, let sourceColumn, let destinationColumn):
                 let alias = newSubselectAlias(joinTable: true)
                 scope = SQLFromScope(compilation: self, first: "\(table) \(alias)", isMain: false)
-                scope.conditions.append(.comparison(SQLFragment("\(alias).\(sourceColumn) = \(handle.key)"), nullable: handle.nullable))
+                scope.correlate("\(alias).\(sourceColumn)", with: handle.key, nullable: handle.nullable)
                 element = SQLObjectHandle(entity: destination, key: "\(alias).\(destinationColumn)", nullable: false,
                                           scope: scope, alias: nil, origin: origin)
             case .inverseForeignKey:
                 let column = try inverseColumn(of: relationship, destination: destination)
                 let alias = newSubselectAlias(joinTable: false)
                 scope = SQLFromScope(compilation: self, first: "\(destination.table) \(alias)", isMain: false)
-                scope.conditions.append(.comparison(SQLFragment("\(alias).\(column) = \(handle.key)"), nullable: handle.nullable))
+                scope.correlate("\(alias).\(column)", with: handle.key, nullable: handle.nullable)
                 if let filter = entityFilter(destination, alias: alias) { scope.conditions.append(filter) }
                 element = SQLObjectHandle(entity: destination, key: "\(alias).Z_PK", nullable: false,
                                           scope: scope, alias: alias, origin: origin)

@@ -110,12 +110,33 @@ final class PredicateSQLCompilation {
 
     /// The fetched row (`SELF`).
     var root: SQLObjectHandle {
-        SQLObjectHandle(entity: entity, key: "t0.Z_PK", nullable: false, scope: main, alias: "t0", origin: "SELF")
+        SQLObjectHandle(entity: entity, key: Self.rootKey, nullable: false, scope: main, alias: "t0", origin: "SELF")
     }
 
     var rootScope: SQLLexicalScope { SQLLexicalScope(current: .object(root), variables: [:]) }
 
     /// `s<n>` for entity tables and `j<n>` for join tables, numbered across the whole query.
+    /// The fetched object's key.
+    static let rootKey = "t0.Z_PK"
+
+    /// Whether `sql` names a column of the fetch's own tables (`t0.`, `t1.`, …): sub-select
+    /// aliases are `s` and `j` with a number, and values are never in the text (they are bound).
+    static func refersToMainAliases(_ sql: String) -> Bool {
+        let bytes = Array(sql.utf8)
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        func continuesWord(_ byte: UInt8) -> Bool {
+            isDigit(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+                || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+        }
+        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "t") {
+            if index > 0 && continuesWord(bytes[index - 1]) { continue }
+            var end = index + 1
+            while end < bytes.count && isDigit(bytes[end]) { end += 1 }
+            if end > index + 1 && end < bytes.count && bytes[end] == UInt8(ascii: ".") { return true }
+        }
+        return false
+    }
+
     func newSubselectAlias(joinTable: Bool) -> String {
         defer { nextSubselectAlias += 1 }
         return (joinTable ? "j" : "s") + String(nextSubselectAlias)

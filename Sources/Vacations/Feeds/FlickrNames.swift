@@ -14,11 +14,18 @@ public enum FlickrNames {
         let excluded = Set(excluding.map(foldTag))
         var seen = Set<String>()
         var names: [String] = []
+        func add(_ name: String) {
+            if excluded.contains(name) || !seen.insert(name).inserted { return }
+            names.append(name)
+        }
         for text in raw {
+            if isASCII(text) {
+                // Most feeds: bytes, without Character and Foundation on the way (the same answer).
+                asciiTokens(text, add)
+                continue
+            }
             for token in text.split(whereSeparator: { $0.isWhitespace }) where !token.contains(":") {
-                let name = foldTag(Substring(token))
-                if excluded.contains(name) || !seen.insert(name).inserted { continue }
-                names.append(name)
+                add(foldTag(Substring(token)))
             }
         }
         return names
@@ -29,6 +36,41 @@ public enum FlickrNames {
         tag.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
+    /// `text` in Unicode NFC, as names are stored. ASCII text is NFC already.
+    public static func composed(_ text: String) -> String {
+        isASCII(text) ? text : text.precomposedStringWithCanonicalMapping
+    }
+
+    static func isASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    /// ASCII's whitespace, which is what `Character.isWhitespace` and `.whitespacesAndNewlines`
+    /// find in ASCII text: tab, line feed, vertical tab, form feed, carriage return, space.
+    static func isWhitespaceByte(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (0x09...0x0D).contains(byte)
+    }
+
+    /// `tags` for ASCII text: tokens between whitespace, machine tags dropped, A–Z lowered.
+    private static func asciiTokens(_ text: String, _ body: (String) -> Void) {
+        var token: [UInt8] = []
+        var isMachineTag = false
+        func finish() {
+            if !token.isEmpty && !isMachineTag { body(String(decoding: token, as: UTF8.self)) }
+            token.removeAll(keepingCapacity: true)
+            isMachineTag = false
+        }
+        for byte in text.utf8 {
+            if isWhitespaceByte(byte) {
+                finish()
+            } else {
+                if byte == UInt8(ascii: ":") { isMachineTag = true }
+                token.append((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte)
+            }
+        }
+        finish()
+    }
+
     /// A place name as the store keeps it: trimmed, inner runs of whitespace made one space.
     ///
     /// ```swift
@@ -36,6 +78,21 @@ public enum FlickrNames {
     /// FlickrNames.placeName(" \n ")            // nil
     /// ```
     public static func placeName(_ raw: String) -> String? {
+        if isASCII(raw) {
+            var name: [UInt8] = []
+            name.reserveCapacity(raw.utf8.count)
+            var pendingSpace = false
+            for byte in raw.utf8 {
+                if isWhitespaceByte(byte) {
+                    pendingSpace = !name.isEmpty
+                } else {
+                    if pendingSpace { name.append(0x20) }
+                    pendingSpace = false
+                    name.append(byte)
+                }
+            }
+            return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+        }
         let words = raw.split(whereSeparator: { $0.isWhitespace })
         if words.isEmpty { return nil }
         return words.joined(separator: " ")

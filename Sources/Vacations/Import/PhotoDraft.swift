@@ -63,7 +63,7 @@ public struct DraftRules: Sendable {
     }
 
     public func draft(from photo: FlickrPhoto) -> PhotoDraft {
-        let tags = FlickrNames.tags(photo.tags, excluding: excludedTags).map { $0.precomposedStringWithCanonicalMapping }
+        let tags = FlickrNames.tags(photo.tags, excluding: excludedTags).map(FlickrNames.composed)
         var place = photo.derivedPlace.flatMap(FlickrNames.placeName)
         if place == nil, let id = photo.placeID { place = placeNames["place:" + id] }
         if place == nil, let woeid = photo.woeid { place = placeNames["woeid:" + woeid] }
@@ -72,7 +72,7 @@ public struct DraftRules: Sendable {
             id: photo.id, title: photo.title, subtitle: photo.description, imageURL: photo.imageURL,
             thumbnailURL: photo.thumbnailURL, owner: photo.ownerName ?? photo.owner, dateTaken: photo.dateTaken,
             dateUploaded: photo.dateUploaded, latitude: photo.latitude, longitude: photo.longitude, media: photo.media,
-            tags: uniqueInOrder(tags), placeName: place?.precomposedStringWithCanonicalMapping, placeID: photo.placeID)
+            tags: uniqueInOrder(tags), placeName: place.map(FlickrNames.composed), placeID: photo.placeID)
     }
 
     private func uniqueInOrder(_ names: [String]) -> [String] {

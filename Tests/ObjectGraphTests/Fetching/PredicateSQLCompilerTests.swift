@@ -30,6 +30,8 @@ private func id(_ entity: String, _ key: Int64) -> ObjectID {
 }
 
 private let tagsJoin = "Z_6TAGS j1 LEFT JOIN ZTAG s2 ON s2.Z_PK = j1.Z_10TAGS WHERE j1.Z_6PHOTOS = t0.Z_PK"
+/// The same sub-select, uncorrelated, for `t0.Z_PK IN (…)`.
+private let taggedPhotos = "SELECT j1.Z_6PHOTOS FROM Z_6TAGS j1 LEFT JOIN ZTAG s2 ON s2.Z_PK = j1.Z_10TAGS WHERE j1.Z_6PHOTOS IS NOT NULL"
 
 @Suite("Predicate SQL compiler: exact SQL and arguments")
 struct PredicateSQLCompilerTests {
@@ -86,23 +88,35 @@ struct PredicateSQLCompilerTests {
         #expect(try compile("SELF == %@", id("Photo", 8)).whereClause == "t0.Z_PK = ?")
         #expect(try compile("SELF IN %@", [id("Photo", 1), id("Photo", 2)]).whereClause == "t0.Z_PK IN (?, ?)")
         #expect(try compile("%@ IN tags", id("Tag", 4))
-                == SQLFetchQuery(from: "ZPHOTO t0", whereClause: "EXISTS (SELECT 1 FROM Z_6TAGS j1 WHERE j1.Z_6PHOTOS = t0.Z_PK AND j1.Z_10TAGS = ?)",
+                == SQLFetchQuery(from: "ZPHOTO t0", whereClause: "t0.Z_PK IN (SELECT j1.Z_6PHOTOS FROM Z_6TAGS j1 WHERE j1.Z_6PHOTOS IS NOT NULL AND j1.Z_10TAGS = ?)",
                                  orderBy: nil, arguments: [.integer(4)]))
     }
 
-    @Test("to-many paths are correlated EXISTS sub-selects; ALL and NONE are NOT EXISTS")
+    @Test("to-many paths of the fetched object are key lookups in a sub-select run once; ALL and NONE are NOT IN")
     func quantifiers() throws {
         let query = try compile("ANY tags.name == 'sea' OR ALL tags.count > 0 OR NONE notes.text CONTAINS 'x'")
-        #expect(query.whereClause == "EXISTS (SELECT 1 FROM \(tagsJoin) AND s2.ZNAME = ?)"
-                + " OR NOT EXISTS (SELECT 1 FROM Z_6TAGS j3 LEFT JOIN ZTAG s4 ON s4.Z_PK = j3.Z_10TAGS WHERE j3.Z_6PHOTOS = t0.Z_PK AND (s4.ZCOUNT > ?) IS NOT 1)"
-                + " OR NOT EXISTS (SELECT 1 FROM ZNOTE s5 WHERE s5.ZPHOTO = t0.Z_PK AND instr(s5.ZTEXT, ?) > 0)")
+        #expect(query.whereClause == "t0.Z_PK IN (\(taggedPhotos) AND s2.ZNAME = ?)"
+                + " OR NOT t0.Z_PK IN (SELECT j3.Z_6PHOTOS FROM Z_6TAGS j3 LEFT JOIN ZTAG s4 ON s4.Z_PK = j3.Z_10TAGS WHERE j3.Z_6PHOTOS IS NOT NULL AND (s4.ZCOUNT > ?) IS NOT 1)"
+                + " OR NOT t0.Z_PK IN (SELECT s5.ZPHOTO FROM ZNOTE s5 WHERE s5.ZPHOTO IS NOT NULL AND instr(s5.ZTEXT, ?) > 0)")
         #expect(query.arguments == [.text("sea"), .integer(0), .text("x")])
-        #expect(try compile("tags.name != 'sea'").whereClause == "EXISTS (SELECT 1 FROM \(tagsJoin) AND s2.ZNAME IS NOT ?)")
+        #expect(try compile("tags.name != 'sea'").whereClause == "t0.Z_PK IN (\(taggedPhotos) AND s2.ZNAME IS NOT ?)")
         #expect(try compile("ANY media.caption == 'x'", entity: "Album").whereClause
-                == "EXISTS (SELECT 1 FROM ZMEDIA s1 WHERE s1.ZALBUM = t0.Z_PK AND s1.ZCAPTION = ?)")
+                == "t0.Z_PK IN (SELECT s1.ZALBUM FROM ZMEDIA s1 WHERE s1.ZALBUM IS NOT NULL AND s1.ZCAPTION = ?)")
         #expect(try compile("ANY tags.photos.place.name == 'x'").whereClause
-                == "EXISTS (SELECT 1 FROM Z_6TAGS j1 JOIN Z_6TAGS j2 ON j2.Z_10TAGS = j1.Z_10TAGS LEFT JOIN ZPHOTO s3 ON s3.Z_PK = j2.Z_6PHOTOS"
-                + " LEFT JOIN ZPLACE s4 ON s4.Z_PK = s3.ZPLACE WHERE j1.Z_6PHOTOS = t0.Z_PK AND s4.ZNAME = ?)")
+                == "t0.Z_PK IN (SELECT j1.Z_6PHOTOS FROM Z_6TAGS j1 JOIN Z_6TAGS j2 ON j2.Z_10TAGS = j1.Z_10TAGS LEFT JOIN ZPHOTO s3 ON s3.Z_PK = j2.Z_6PHOTOS"
+                + " LEFT JOIN ZPLACE s4 ON s4.Z_PK = s3.ZPLACE WHERE j1.Z_6PHOTOS IS NOT NULL AND s4.ZNAME = ?)")
+    }
+
+    @Test("a sub-select that compares with the fetched object's own values stays a correlated EXISTS")
+    func correlatedSubselects() throws {
+        #expect(try compile("ANY tags.name == title").whereClause == "EXISTS (SELECT 1 FROM \(tagsJoin) AND s2.ZNAME IS t0.ZTITLE)")
+        #expect(try compile("ANY tags.name == place.name").whereClause
+                == "EXISTS (SELECT 1 FROM \(tagsJoin) AND s2.ZNAME IS t1.ZNAME)")
+        // Through a to-one first, the collection belongs to the place: correlated with t0.ZPLACE.
+        #expect(try compile("ANY place.photos.title == 'x'").whereClause.map { $0.hasPrefix("EXISTS (SELECT 1 FROM ZPHOTO s1 WHERE s1.ZPLACE = t0.ZPLACE") } == true)
+        #expect(PredicateSQLCompilation.refersToMainAliases("s2.ZNAME = t12.ZNAME"))
+        #expect(PredicateSQLCompilation.refersToMainAliases("(t0.ZTITLE)"))
+        #expect(!PredicateSQLCompilation.refersToMainAliases("s2.ZNAMEt0.X = j1.Z_6PHOTOS AND ZT1.X AND t.X AND tt1.Y"))
     }
 
     @Test("a to-many path after a nil to-one is null, not empty, without a modifier")
@@ -149,7 +163,7 @@ struct PredicateSQLCompilerTests {
         #expect(query.arguments == [.text("[" + uniques.map { "\"\($0)\"" }.joined(separator: ",") + "]")])
         #expect(try compile("title IN[c] {'A', 'a', 'B'}").arguments == [.text("a"), .text("b")])
         #expect(try compile("title IN {'é', 'e\u{301}'}").arguments == [.text("é"), .text("e\u{301}")])
-        #expect(try compile("'sea' IN tags.name").whereClause == "EXISTS (SELECT 1 FROM \(tagsJoin) AND s2.ZNAME = ?)")
+        #expect(try compile("'sea' IN tags.name").whereClause == "t0.Z_PK IN (\(taggedPhotos) AND s2.ZNAME = ?)")
         #expect(try compile("title IN {}").whereClause == "0")
     }
 

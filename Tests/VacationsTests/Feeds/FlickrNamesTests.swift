@@ -27,6 +27,39 @@ struct FlickrNamesTests {
         #expect(FlickrNames.placeName(raw) == expected)
     }
 
+    @Test("ASCII text takes a byte path that gives exactly what the Unicode path gives")
+    func asciiFastPathAgreesWithUnicode() {
+        // The rules as written before the byte path: Character splitting and Foundation folding.
+        func unicodeTags(_ raw: [String], excluding: [String]) -> [String] {
+            let excluded = Set(excluding.map(FlickrNames.foldTag))
+            var seen = Set<String>()
+            var names: [String] = []
+            for text in raw {
+                for token in text.split(whereSeparator: { $0.isWhitespace }) where !token.contains(":") {
+                    let name = FlickrNames.foldTag(Substring(token))
+                    if !excluded.contains(name) && seen.insert(name).inserted { names.append(name) }
+                }
+            }
+            return names
+        }
+        func unicodePlace(_ raw: String) -> String? {
+            let words = raw.split(whereSeparator: { $0.isWhitespace })
+            return words.isEmpty ? nil : words.joined(separator: " ")
+        }
+        let alphabet = Array("aBzZ09:_-.\t\n\r\u{0B}\u{0C} \u{1F}\u{7F}".utf8)
+        var generator = SeededGenerator(seed: 20261130)
+        for _ in 0..<3_000 {
+            let text = String(decoding: (0..<Int.random(in: 0...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! },
+                              as: UTF8.self)
+            let excluding = Bool.random(using: &generator) ? [String(text.prefix(3)).uppercased()] : []
+            #expect(FlickrNames.tags([text, "Sea SEA"], excluding: excluding) == unicodeTags([text, "Sea SEA"], excluding: excluding),
+                    "\(text.debugDescription)")
+            #expect(FlickrNames.placeName(text) == unicodePlace(text), "\(text.debugDescription)")
+            #expect(FlickrNames.composed(text) == text.precomposedStringWithCanonicalMapping)
+        }
+        #expect(FlickrNames.composed("Cafe\u{301}") == "Caf\u{E9}")
+    }
+
     @Test("canonical ids: digits only, no leading zeros, never through Double", arguments: [
         ("7093101501", "7093101501"), ("0007093101501", "7093101501"), ("0", "0"), ("0000", "0"),
         (" 42\n", "42"), ("98765432109876543210", "98765432109876543210"),
@@ -89,3 +122,4 @@ struct FlickrNamesTests {
         ])
     }
 }
+
