@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "VacationCLI", dependencies: ["Vacations", "Documents", "ObjectGraph"]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI"]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
-        .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph"]),
+        .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
         .target(name: "TestSupport", dependencies: ["SQLiteDB"]),
         // The framework against a raw-SQLite baseline: swift run -c release vacation-bench
         .executableTarget(name: "vacation-bench",

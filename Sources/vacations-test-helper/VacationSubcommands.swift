@@ -1,6 +1,7 @@
 import Documents
 import Foundation
 import ObjectGraph
+import TestSupport
 import Vacations
 
 /// Subcommands about vacations: a long-lived process that edits a vacation and leaves saving to
@@ -59,15 +60,3 @@ enum VacationSubcommands {
     }
 }
 
-/// SplitMix64: small and seeded, so that a run can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}

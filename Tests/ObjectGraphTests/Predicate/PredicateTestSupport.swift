@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import TestSupport
 
 /// Parses or records the failure, so tests can compare exact messages.
 func parseResult(_ format: String, _ arguments: [any PredicateArgument] = []) -> Result<ObjectPredicate, ObjectPredicateError> {
@@ -135,15 +136,5 @@ func matches(_ format: String, _ object: any PredicateKeyValueReadable, _ argume
     try ObjectPredicate(format: format, arguments: arguments).evaluate(with: object)
 }
 
-/// A deterministic generator for the fuzz loops (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// SplitMix64, seeded (TestSupport).
+typealias SeededGenerator = SplitMix64

@@ -129,17 +129,8 @@ struct TestFeed: Sendable {
     }
 }
 
-/// SplitMix64: small and seeded, so a failing run can be replayed with its seed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
+/// SplitMix64, seeded (TestSupport).
+typealias SeededRandom = SplitMix64
 
 /// A whole number from the environment (the long runs set these), else `fallback`.
 func environmentNumber(_ name: String, default fallback: Int) -> Int {

@@ -1,20 +1,12 @@
 import Testing
+import TestSupport
 import VacationCLI
 
 /// Random command lines: the parser must always answer, with a parse or a usage error.
 @Suite("Parser robustness")
 struct ParserFuzzTests {
-    /// SplitMix64: small, seeded, so a failure can be replayed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    /// SplitMix64, seeded (TestSupport).
+    typealias SeededGenerator = SplitMix64
 
     static let vocabulary: [String] = {
         var words = VacationCommand.Name.allCases.map(\.rawValue)

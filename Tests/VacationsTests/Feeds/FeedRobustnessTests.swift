@@ -1,22 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Vacations
 
 /// Damaged and oddly delivered input: the reader either reads it or throws a `FeedError`,
 /// never anything else, and never crashes.
 @Suite("Feed robustness")
 struct FeedRobustnessTests {
-    /// A small deterministic generator (SplitMix64), so failures can be replayed.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
-    }
 
     @Test("bytes changed at random in real feeds give a feed or a FeedError", arguments: [
         "getInfo_with_location.json", "places_getTopPlacesList.rest.xml", "error_method_not_found.rest.xml",
