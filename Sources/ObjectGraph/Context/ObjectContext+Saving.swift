@@ -190,8 +190,8 @@ extension ObjectContext {
                 isOwner ? JoinLink(table: table, source: object.objectID, destination: other)
                         : JoinLink(table: table, source: other, destination: object.objectID)
             }
-            for id in state.added { payload.addedLinks.insert(link(id)) }
-            for id in state.removed { payload.removedLinks.insert(link(id)) }
+            for id in state.added { payload.addedLinks.append(link(id)) }
+            for id in state.removed { payload.removedLinks.append(link(id)) }
         }
     }
 

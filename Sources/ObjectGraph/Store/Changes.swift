@@ -92,8 +92,10 @@ struct CommitPayload: Sendable {
     var inserts: [InsertRecord] = []
     var updates: [UpdateRecord] = []
     var deletes: [DeleteRecord] = []
-    var addedLinks: Set<JoinLink> = []
-    var removedLinks: Set<JoinLink> = []
+    /// Join-table rows to add and remove. Lists, not sets: only the owning side of a
+    /// relationship names its links, each once (and adding a row twice is ignored anyway).
+    var addedLinks: [JoinLink] = []
+    var removedLinks: [JoinLink] = []
     var author: String?
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && addedLinks.isEmpty && removedLinks.isEmpty }

@@ -27,10 +27,13 @@ extension SQLiteStore {
             ? try settleUniqueness(&inserts, deleting: Set(payload.deletes.map(\.id)), policy: policy, idMap: &idMap, outcome: &outcome)
             : []
         try allocateKeys(for: inserts, idMap: &idMap)
+        // Permanent IDs are mapped only when a re-inserted row merged into another by a unique
+        // value; otherwise one (an existing row, typically) needs no lookup.
+        let mapsPermanentIDs = idMap.keys.contains { !$0.isTemporary }
         func final(_ id: ObjectID) -> ObjectID {
             // A new object merged into another new one maps through it to its permanent key.
             var current = id
-            while let next = idMap[current], next != current { current = next }
+            while current.isTemporary || mapsPermanentIDs, let next = idMap[current], next != current { current = next }
             return current
         }
         func finalToOne(_ targets: [ObjectID?]) -> [ObjectID?] {
