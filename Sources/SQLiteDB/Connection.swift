@@ -50,13 +50,12 @@ public final class Connection {
     ///
     /// - Throws: `SQLiteError` when the file cannot be opened or is not a database.
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        var flags = SQLITE_OPEN_NOMUTEX
-        if configuration.readOnly {
-            flags |= SQLITE_OPEN_READONLY
-        } else {
-            flags |= SQLITE_OPEN_READWRITE
-            if configuration.create { flags |= SQLITE_OPEN_CREATE }
-        }
+        // A reader opens read-write all the same, with `query_only` on (below): SQLite lets
+        // only a writable connection, when it is the last to close, checkpoint the WAL and
+        // remove the `-wal` and `-shm` files; a read-only one leaves them behind. A file that
+        // cannot be written is opened read-only by SQLite itself.
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE
+        if configuration.create && !configuration.readOnly { flags |= SQLITE_OPEN_CREATE }
         var connection: OpaquePointer?
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
@@ -73,6 +72,7 @@ public final class Connection {
         do {
             // Reading the schema fails fast, with SQLITE_NOTADB, on a file that is not a database.
             try execute("SELECT count(*) FROM sqlite_master")
+            if configuration.readOnly { try execute("PRAGMA query_only = ON") }
             if configuration.foreignKeys { try execute("PRAGMA foreign_keys = ON") }
             if let mode = configuration.journalMode, !configuration.readOnly {
                 try setJournalMode(mode)

@@ -13,6 +13,16 @@ import Vacations
 public enum VacationCLI {
     /// Runs one invocation and returns its exit code (DESIGN §5).
     public static func run(_ arguments: [String], environment: CLIEnvironment) -> Int32 {
+        let code = runCommand(arguments, environment: environment)
+        // Results that did not reach standard output (a full disk, say) are a failed command.
+        if let failure = environment.output.writeFailure {
+            environment.errors.write("Error: Cannot write the output: \(failure)\n")
+            return code == ExitCode.success ? ExitCode.failure : code
+        }
+        return code
+    }
+
+    private static func runCommand(_ arguments: [String], environment: CLIEnvironment) -> Int32 {
         let invocation: VacationCommandLine.Invocation
         switch VacationCommandLine.parse(arguments, screenWidth: environment.terminalWidth) {
         case .failure(let error):

@@ -108,6 +108,11 @@ public final class Entity: Sendable, CustomStringConvertible {
     let validatedRelationships: [Int]
     /// Attribute defaults a new object starts with, by slot.
     let defaultValues: [(slot: Int, value: SQLiteValue)]
+    /// The state a new object starts from: every object shares these arrays until it changes
+    /// one (copy on write), so making one costs no allocation for them.
+    let emptyToMany: [ToManyState]
+    let nullValues: [SQLiteValue]
+    let nilToOne: [ObjectID?]
 
     init(name: String, number: Int, isAbstract: Bool, parent: Int?, root: Int, subentities: [Int],
          hierarchy: [Int], attributes: [EntityAttribute], relationships: [EntityRelationship],
@@ -124,6 +129,9 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.relationships = relationships
         self.toOneCount = relationships.filter { !$0.isToMany }.count
         self.toManyCount = relationships.filter(\.isToMany).count
+        self.emptyToMany = Array(repeating: ToManyState(), count: toManyCount)
+        self.nullValues = Array(repeating: .null, count: attributes.count)
+        self.nilToOne = Array(repeating: nil, count: toOneCount)
         self.uniquenessConstraints = uniquenessConstraints
         self.table = table
         self.renamingIdentifier = renamingIdentifier

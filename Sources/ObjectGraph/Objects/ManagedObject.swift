@@ -101,10 +101,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             version = snapshot.version
         } else {
             isFault = seed.isFault
-            values = seed.isFault ? [] : Array(repeating: .null, count: seed.entity.attributes.count)
-            toOne = Array(repeating: nil, count: seed.entity.toOneCount)
+            values = seed.isFault ? [] : seed.entity.nullValues
+            toOne = seed.entity.nilToOne
         }
-        toMany = seed.entity.toManyCount == 0 ? [] : Array(repeating: ToManyState(), count: seed.entity.toManyCount)
+        toMany = seed.entity.emptyToMany
         // Every wrapper of this instance has taken its ordinal by now; start afresh for the next.
         WrapperOrdinal.reset()
     }

@@ -196,7 +196,11 @@ public enum VacationCommandLine {
     }
 
     static func globalOptions(_ parsed: ParsedArguments) throws(CLIUsageError) -> GlobalOptions {
-        GlobalOptions(
+        if parsed.value(of: "--library") == "" {
+            // Not "no option": an empty folder name would quietly mean the default library.
+            throw CLIUsageError(message: "--library needs a folder, not an empty value", path: parsed.path)
+        }
+        return GlobalOptions(
             library: parsed.value(of: "--library"),
             vacation: parsed.value(of: "--vacation"),
             waitSeconds: try parsed.number(of: "--wait", minimum: 0) ?? GlobalOptions.defaultWaitSeconds,

@@ -56,7 +56,8 @@ public enum VacationCommands {
     static let create = CommandSpec(
         name: "create",
         abstract: "Create an empty vacation.",
-        arguments: [ArgumentSpec(name: "name", help: "The name of the new vacation.")])
+        arguments: [ArgumentSpec(name: "name", help: "The name of the new vacation.")],
+        options: [json])
 
     static let rename = CommandSpec(
         name: "rename",
@@ -64,13 +65,14 @@ public enum VacationCommands {
         arguments: [
             ArgumentSpec(name: "old", help: "The vacation's current name."),
             ArgumentSpec(name: "new", help: "The vacation's new name."),
-        ])
+        ],
+        options: [json])
 
     static let delete = CommandSpec(
         name: "delete",
         abstract: "Delete a vacation and its photos.",
         arguments: [ArgumentSpec(name: "name", help: "The vacation to delete.")],
-        options: [.flag("--yes", help: "Confirm the deletion.", isRequired: true)])
+        options: [.flag("--yes", help: "Confirm the deletion.", isRequired: true), json])
 
     static let setDefault = CommandSpec(
         name: "default",
@@ -200,5 +202,6 @@ public enum VacationCommands {
         options: [
             .option("--as", valueName: "name", help: "Restore under this name instead of the original."),
             .flag("--force", help: "Replace a vacation of the same name."),
+            json,
         ])
 }

@@ -34,7 +34,7 @@ extension Session {
             }
         }
         let name = try vacationName()
-        let document = try library.open(name, access: .write, creating: true)
+        let (document, created) = try library.openReportingCreation(name, access: .write, creating: true)
         defer { try? document.close() }
         var importer = FeedImporter(coordinator: try document.coordinator)
         var bar: ProgressBar<SinkStream>?
@@ -53,6 +53,11 @@ extension Session {
         // Paths as the user typed them.
         for index in report.files.indices where index < options.feeds.count { report.files[index].path = options.feeds[index] }
         try document.save()
+        if created && name != library.defaultName && report.files.allSatisfy({ $0.failure != nil }) {
+            // Nothing went in: the vacation this import made is not left behind, empty.
+            try document.close()
+            try library.documents.delete(name, wait: library.wait)
+        }
 
         for file in report.files {
             for problem in file.problems { warn("\(file.path): skipped \(problem)") }

@@ -134,7 +134,16 @@ extension Session {
 
     func check(_ name: String?) throws -> Int32 {
         let resolved = try vacationName(name)
-        let problems = try reading(resolved) { _, document in try VacationCheck.problems(in: document.coordinator) }
+        let problems: [String]
+        do {
+            problems = try reading(resolved) { _, document in try VacationCheck.problems(in: document.coordinator) }
+        } catch let error as DocumentError {
+            // A vacation that cannot even be opened is what `check` is for: a problem to report.
+            switch error.kind {
+            case .corrupt(let detail), .migrationFailed(let detail): problems = ["The vacation cannot be opened: \(detail)"]
+            default: throw error
+            }
+        }
         if json {
             emit(.object([("vacation", .string(resolved)), ("ok", .bool(problems.isEmpty)),
                           ("problems", .array(problems.map { .string($0) }))]))

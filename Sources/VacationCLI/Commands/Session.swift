@@ -26,6 +26,9 @@ struct Session {
     }
 
     mutating func run() throws -> Int32 {
+        // An invalid --vacation is a usage error whatever the command, even one that names
+        // its vacation otherwise or none at all.
+        if let named = globals.vacation { _ = try library.resolve(named) }
         try library.ensureDefaultExists()
         switch invocation.command {
         case .list: return try list()

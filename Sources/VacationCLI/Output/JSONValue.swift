@@ -41,7 +41,8 @@ public indirect enum JSONValue: Sendable, Equatable {
         return .number(value)
     }
 
-    /// An ISO 8601 UTC timestamp (`2023-04-01T10:15:00Z`), or null.
+    /// An ISO 8601 UTC timestamp in whole seconds (`2023-04-01T10:15:00Z`), or null: one
+    /// format for every date, which strict decoders (Swift's `.iso8601`, for one) all read.
     public static func date(_ value: Date?) -> JSONValue {
         value.map { .string(JSONValue.formatDate($0)) } ?? .null
     }
@@ -49,11 +50,11 @@ public indirect enum JSONValue: Sendable, Equatable {
     static func formatDate(_ date: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .nanosecond], from: date)
-        let milliseconds = (parts.nanosecond ?? 0) / 1_000_000
-        let base = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
-                          parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
-        return milliseconds == 0 ? base + "Z" : base + String(format: ".%03dZ", milliseconds)
+        // Whole seconds, rounded down: a visit at 10:15:00.9 was still at 10:15:00.
+        let seconds = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: seconds)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
+                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
     }
 
     /// The value as JSON text: pretty-printed with two-space indents when `pretty`.

@@ -4,13 +4,22 @@ import Synchronization
 /// Where the CLI writes: standard output or standard error, or a buffer in tests.
 public protocol OutputSink: AnyObject, Sendable {
     func write(_ text: String)
+    /// Why a write failed (a full disk, a closed pipe), if one did: the command then failed.
+    var writeFailure: String? { get }
+}
+
+extension OutputSink {
+    public var writeFailure: String? { nil }
 }
 
 /// Writes to a file descriptor, unbuffered, as UTF-8.
 public final class FileDescriptorSink: OutputSink {
     private let descriptor: Int32
+    private let failure = Mutex<String?>(nil)
 
     public init(descriptor: Int32) { self.descriptor = descriptor }
+
+    public var writeFailure: String? { failure.withLock { $0 } }
 
     public func write(_ text: String) {
         var bytes = Array(text.utf8)
@@ -21,6 +30,8 @@ public final class FileDescriptorSink: OutputSink {
             }
             if written <= 0 {
                 if written < 0 && errno == EINTR { continue }
+                let reason = written < 0 ? String(cString: strerror(errno)) : "nothing was written"
+                failure.withLock { if $0 == nil { $0 = reason } }
                 return
             }
             offset += written

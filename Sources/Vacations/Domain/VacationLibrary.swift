@@ -65,6 +65,13 @@ public final class VacationLibrary {
     /// Opens a vacation. A missing default vacation is created; a missing named one is created
     /// when `creating` (import, visit, toggle) and is `notFound` otherwise.
     public func open(_ name: String?, access: Access, creating: Bool = false) throws(DocumentError) -> ManagedDocument {
+        try openReportingCreation(name, access: access, creating: creating).document
+    }
+
+    /// `open`, also telling whether this call made the vacation (so that a caller whose work
+    /// then fails wholly can remove it again rather than leave an empty vacation behind).
+    public func openReportingCreation(_ name: String?, access: Access,
+                                      creating: Bool = false) throws(DocumentError) -> (document: ManagedDocument, created: Bool) {
         let resolved = try resolve(name)
         if try !exists(resolved) {
             guard creating || resolved == defaultName else { throw DocumentError(.notFound, .document(resolved)) }
@@ -72,14 +79,14 @@ public final class VacationLibrary {
                 let document = try documents.create(named: resolved)
                 if access == .read {
                     try document.close()
-                    return try documents.open(named: resolved, mode: .readOnly, wait: wait)
+                    return (try documents.open(named: resolved, mode: .readOnly, wait: wait), true)
                 }
-                return document
+                return (document, true)
             } catch where error.kind == .alreadyExists {
                 // Made by another process meanwhile: open it as usual.
             }
         }
-        return try documents.open(named: resolved, mode: access == .read ? .readOnly : .readWrite, wait: wait)
+        return (try documents.open(named: resolved, mode: access == .read ? .readOnly : .readWrite, wait: wait), false)
     }
 
     /// Makes `name` the default vacation; it must exist.

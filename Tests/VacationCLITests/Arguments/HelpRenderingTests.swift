@@ -76,7 +76,7 @@ struct HelpRenderingTests {
     static let restoreHelp = """
         OVERVIEW: Restore a vacation from a backup.
 
-        USAGE: vacation restore <backup> [--as <name>] [--force]
+        USAGE: vacation restore <backup> [--as <name>] [--force] [--json]
 
         ARGUMENTS:
           <backup>                A backup's name as 'backups' lists it, or its path.
@@ -84,6 +84,7 @@ struct HelpRenderingTests {
         OPTIONS:
           --as <name>             Restore under this name instead of the original.
           --force                 Replace a vacation of the same name.
+          --json                  Print the result as one JSON document.
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -16,7 +16,7 @@ struct UsageErrorTests {
     func unknownOptionWithSuggestion() {
         #expect(error(["restore", "old", "--fo"]) == """
             Error: Unknown option '--fo'. Did you mean '--force'?
-            Usage: vacation restore <backup> [--as <name>] [--force]
+            Usage: vacation restore <backup> [--as <name>] [--force] [--json]
               See 'vacation restore --help' for more information.
             """)
     }
@@ -80,13 +80,13 @@ struct UsageErrorTests {
         #expect(error(["create"]) == """
             Error: Missing expected argument '<name>'
             Help:  <name>  The name of the new vacation.
-            Usage: vacation create <name>
+            Usage: vacation create <name> [--json]
               See 'vacation create --help' for more information.
             """)
         #expect(error(["rename", "Rome"]) == """
             Error: Missing expected argument '<new>'
             Help:  <new>  The vacation's new name.
-            Usage: vacation rename <old> <new>
+            Usage: vacation rename <old> <new> [--json]
               See 'vacation rename --help' for more information.
             """)
     }
@@ -112,7 +112,7 @@ struct UsageErrorTests {
         #expect(error(["delete", "Rome"]) == """
             Error: Missing expected argument '--yes'
             Help:  --yes  Confirm the deletion.
-            Usage: vacation delete <name> --yes
+            Usage: vacation delete <name> --yes [--json]
               See 'vacation delete --help' for more information.
             """)
     }
@@ -121,7 +121,7 @@ struct UsageErrorTests {
     func unexpectedArgument() {
         #expect(error(["create", "Rome", "x"]) == """
             Error: Unexpected argument 'x'
-            Usage: vacation create <name>
+            Usage: vacation create <name> [--json]
               See 'vacation create --help' for more information.
             """)
         #expect(error(["list", "--", "--json"]) == """
@@ -238,7 +238,7 @@ struct UsageErrorTests {
     func valueForFlag() {
         #expect(error(["restore", "b", "--force=yes"]) == """
             Error: The option '--force' does not take any value, but 'yes' was specified.
-            Usage: vacation restore <backup> [--as <name>] [--force]
+            Usage: vacation restore <backup> [--as <name>] [--force] [--json]
               See 'vacation restore --help' for more information.
             """)
     }

@@ -169,4 +169,45 @@ struct ImportAndQueryCommandTests {
         #expect(terminal.errors.contains("SampleData/lisbon-porto.xml") || terminal.errors.contains("lisbon-porto"))
         #expect(!terminal.output.contains("\r"))
     }
+
+    @Test("an import that fails wholly leaves no new vacation behind; one that half succeeds keeps it")
+    func failedImportMakesNothing() throws {
+        let cli = try CLIRunner()
+        let truncated = cli.directory.path("truncated.xml")
+        let sample = try String(contentsOf: SampleFiles.root.appendingPathComponent("SampleData/lisbon-porto.xml"), encoding: .utf8)
+        try String(sample.prefix(2_000)).write(to: truncated, atomically: true, encoding: .utf8)
+        let failed = try cli.run("--vacation", "Madeira", "import", truncated.path)
+        #expect(failed.code == 65)
+        #expect(try cli.run("list", "--json").array.map { $0["name"] as? String } == ["My Vacation"])
+        let half = try cli.run("--vacation", "Azores", "import", truncated.path, SampleFiles.sample("kyoto.json"))
+        #expect(half.code == 65)
+        #expect(try cli.run("list", "--json").array.map { $0["name"] as? String } == ["Azores", "My Vacation"])
+        #expect(try cli.run("--vacation", "Azores", "photos", "--json").array.count == 10)
+    }
+
+    @Test("dates in JSON are whole seconds in UTC, the visit time included")
+    func wholeSecondDates() throws {
+        var cli = try CLIRunner()
+        cli.now = Date(timeIntervalSince1970: 1_700_000_000.75)
+        _ = try cli.run("import", SampleFiles.sample("kyoto.json"))
+        let photo = try #require(cli.run("photos", "--json", "--limit", "1").array.first)
+        #expect(photo["visited"] as? String == "2023-11-14T22:13:20Z")
+        #expect((photo["dateTaken"] as? String)?.hasSuffix("Z") == true)
+        #expect((photo["dateTaken"] as? String)?.count == 20)
+    }
+
+    @Test("output that cannot be written (a full disk) fails the command with 1 and says why")
+    func unwritableOutput() throws {
+        let cli = try CLIRunner()
+        _ = try cli.run("import", SampleFiles.sample("kyoto.json"))
+        let descriptor = open("/dev/full", O_WRONLY)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let errors = BufferSink()
+        let environment = CLIEnvironment(currentDirectory: SampleFiles.root.path, standardInput: .nullDevice,
+                                         output: FileDescriptorSink(descriptor: descriptor), errors: errors)
+        let code = VacationCLI.run(["--library", cli.library, "photos", "--json"], environment: environment)
+        #expect(code == 1)
+        #expect(errors.text == "Error: Cannot write the output: No space left on device\n")
+    }
 }

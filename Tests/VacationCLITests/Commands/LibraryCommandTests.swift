@@ -154,8 +154,39 @@ struct LibraryCommandTests {
         #expect(list.array.first?["photos"] is NSNull)
         #expect(list.array.first?["damaged"] as? String == "Vacation \"Broken\" is damaged: the store is not a valid SQLite database (file is not a database)")
         #expect(list.errors == "Warning: Vacation \"Broken\" is damaged: the store is not a valid SQLite database (file is not a database)\n")
+        // `check` reports the damage as its finding, on stdout (and as JSON with --json).
         let check = try cli.run("check", "Broken")
         #expect(check.code == 1)
-        #expect(check.errors.hasPrefix("Error: Vacation \"Broken\" is damaged"))
+        #expect(check.output == """
+            Vacation "Broken" has 1 problem:
+              The vacation cannot be opened: the store is not a valid SQLite database (file is not a database)
+
+            """)
+        #expect(check.errors == "")
+        let checkJSON = try cli.run("check", "Broken", "--json")
+        #expect(checkJSON.code == 1)
+        #expect(checkJSON.object["ok"] as? Bool == false)
+        #expect(checkJSON.object["problems"] as? [String]
+                == ["The vacation cannot be opened: the store is not a valid SQLite database (file is not a database)"])
+        let photos = try cli.run("photos", "--vacation", "Broken")
+        #expect(photos.code == 1)
+        #expect(photos.errors.hasPrefix("Error: Vacation \"Broken\" is damaged"))
+    }
+
+    @Test("an invalid --vacation is a usage error for every command; an empty --library too")
+    func invalidGlobalNames() throws {
+        let cli = try CLIRunner()
+        for arguments in [["--vacation", ".hidden", "list"], ["--vacation", "a/b", "create", "Rome"], ["--vacation", "", "default"]] {
+            let result = try cli.run(arguments)
+            #expect(result.code == 64, "\(arguments)")
+            #expect(result.errors.hasPrefix("Error: Invalid vacation name"), "\(arguments)")
+            #expect(result.output == "", "\(arguments)")
+        }
+        // An empty --library is not the default library.
+        let empty = try cli.run(["--library", "", "list"], library: false, variables: ["HOME": cli.directory.path("home").path])
+        #expect(empty.code == 64)
+        #expect(empty.errors.hasPrefix("Error: --library needs a folder, not an empty value\n"))
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.path("home").path))
+        #expect(try cli.run("list", "--json").array.map { $0["name"] as? String } == ["My Vacation"])
     }
 }

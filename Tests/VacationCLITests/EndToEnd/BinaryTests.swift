@@ -105,4 +105,18 @@ struct BinaryTests {
         let piped = try vacation(["import", "SampleData/lisbon-porto.xml"])
         #expect(piped.errors == "")
     }
+
+    @Test("commands that only read leave the store as they found it: no -wal or -shm file behind")
+    func readersLeaveNoJournal() throws {
+        #expect(try vacation(["import", "SampleData/kyoto.json"]).status == 0)
+        let store = directory.path("library/My Vacation.vacation/StoreContent")
+        let files = { try FileManager.default.contentsOfDirectory(atPath: store.path).sorted() }
+        #expect(try files() == ["persistentStore"])
+        for arguments in [["tags"], ["places", "--json"], ["photos"], ["show", "52942484592"], ["info"], ["list"], ["check"],
+                          ["backups"]] {
+            let result = try vacation(arguments)
+            #expect(result.status == 0 || arguments == ["show", "52942484592"], "\(arguments): \(result.errors)")
+            #expect(try files() == ["persistentStore"], "\(arguments)")
+        }
+    }
 }
