@@ -165,6 +165,9 @@ extension PredicateSQLCompilation {
             var viaJSON: [SQLiteValue] = []
             for value in values {
                 switch value {
+                case .text(let text) where text.utf8.contains(0):
+                    // SQLite's JSON functions end a string at an escaped NUL: bound, it stays whole.
+                    listed.append(value)
                 case .integer, .text:
                     if values.count > Self.longListThreshold { viaJSON.append(value) } else { listed.append(value) }
                 default:

@@ -183,6 +183,25 @@ struct PredicateSQLCompilerTests {
         #expect(count == .integer(10))
     }
 
+    @Test("a long IN list keeps a string with a NUL byte whole (SQLite's json_each would cut it short)")
+    func longInListWithNul() throws {
+        let store = try TestStore()
+        let context = store.context()
+        for unique in ["a", "a\u{0}b"] {
+            let photo = Photo(context: context)
+            photo.unique = unique
+        }
+        try context.save()
+        let values = ["a\u{0}x"] + (0..<40).map { "q\($0)" }
+        let query = try compile("unique IN %@", values)
+        #expect(query.whereClause == "t0.ZUNIQUE IN (SELECT value FROM json_each(?)) OR t0.ZUNIQUE = ?")
+        #expect(query.arguments.last == .text("a\u{0}x"))
+        let count = try store.sql { connection in
+            try connection.scalar("SELECT count(*) FROM \(query.from) WHERE \(query.whereClause ?? "1")", query.arguments)
+        }
+        #expect(count == .integer(0))
+    }
+
     @Test("BETWEEN is two bounds, each with the type rules")
     func between() throws {
         #expect(try compile("latitude BETWEEN {-10, 10.5}")
