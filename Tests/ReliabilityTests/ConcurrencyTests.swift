@@ -62,6 +62,9 @@ struct ConcurrentRun {
         }
 
         let shared = VacationRunner(library: folder.appendingPathComponent("concurrent"), wait: 60)
+        // Made first: the backup taker must not race the importers to the vacation's creation.
+        let created = try shared.run(["create", vacation])
+        guard created.status == 0 else { return Outcome(failures: ["create: \(created.errors)"]) }
         let outcome = Mutex(Outcome())
         let working = Atomic<Int>(3)
         // A command that must succeed; the toggler waits briefly and retries when busy, so that
