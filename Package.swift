@@ -20,7 +20,9 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
         .target(name: "SQLiteDB", dependencies: ["CSQLite"]),
-        .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CLibXML2"]),
+        // Thread-local storage for ObjectGraph's property-wrapper ordinals (C has it; Swift doesn't).
+        .target(name: "CObjectGraphSupport"),
+        .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CLibXML2", "CObjectGraphSupport"]),
         .target(name: "Documents", dependencies: ["ObjectGraph", "SQLiteDB"]),
         .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2"]),
         .target(name: "VacationCLI", dependencies: ["Vacations", "Documents", "ObjectGraph"]),

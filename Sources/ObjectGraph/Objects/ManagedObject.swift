@@ -1,3 +1,4 @@
+import CObjectGraphSupport
 import Foundation
 import SQLiteDB
 
@@ -184,35 +185,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 /// kept by ordinal too; the rest of the time the declarations are never built.
 @usableFromInline
 enum WrapperOrdinal {
-    /// The per-thread count, behind a raw pointer: no exclusivity checks on the hot path.
-    private struct Counter {
-        var next: Int32 = 0
-        /// Set while a class is reflected.
-        var recorder: Unmanaged<Recorder>?
-    }
-
     private final class Recorder {
         var declarations: [Int32: WrapperDeclaration] = [:]
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { counter in
-            guard let counter else { return }
-            let pointer = counter.assumingMemoryBound(to: Counter.self)
-            pointer.deinitialize(count: 1)
-            pointer.deallocate()
-        }
-        return key
-    }()
-
-    /// This thread's counter, made on first use and freed when the thread ends.
-    private static var counter: UnsafeMutablePointer<Counter> {
-        if let existing = pthread_getspecific(key) { return existing.assumingMemoryBound(to: Counter.self) }
-        let pointer = UnsafeMutablePointer<Counter>.allocate(capacity: 1)
-        pointer.initialize(to: Counter())
-        pthread_setspecific(key, pointer)
-        return pointer
+    /// This thread's counter (C thread-local storage; see `CObjectGraphSupport`).
+    private static var counter: UnsafeMutablePointer<ObjectGraphWrapperCounter> {
+        objectgraph_current_wrapper_counter()
     }
 
     /// The next ordinal; `declaration` is called only while declarations are recorded.
@@ -222,7 +201,7 @@ enum WrapperOrdinal {
         let ordinal = counter.pointee.next
         counter.pointee.next = ordinal &+ 1
         if let recorder = counter.pointee.recorder {
-            recorder.takeUnretainedValue().declarations[ordinal] = declaration()
+            Unmanaged<Recorder>.fromOpaque(recorder).takeUnretainedValue().declarations[ordinal] = declaration()
         }
         return ordinal
     }
@@ -235,7 +214,7 @@ enum WrapperOrdinal {
         let counter = counter
         let saved = counter.pointee
         let recorder = Recorder()
-        counter.pointee = Counter(next: 0, recorder: Unmanaged.passUnretained(recorder))
+        counter.pointee = ObjectGraphWrapperCounter(next: 0, recorder: Unmanaged.passUnretained(recorder).toOpaque())
         let result = withExtendedLifetime(recorder) { body() }
         counter.pointee = saved
         return (result, recorder.declarations)
