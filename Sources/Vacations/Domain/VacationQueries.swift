@@ -72,7 +72,9 @@ public enum VacationQueries {
                 let known = sortKeys.keys.filter { !["unique", "dateTaken", "dateUploaded", "date"].contains($0) }.sorted()
                 throw QueryError(message: "unknown sort key '\(key)'; use one of \(known.joined(separator: ", "))")
             }
-            descriptors.append(ObjectSortDescriptor(keyPath, ascending: !query.descending))
+            // Ids are canonical decimal strings: compared as numbers (9 before 10), not as text.
+            let comparison: ObjectSortDescriptor.Comparison = keyPath == "unique" ? .localized : .binary
+            descriptors.append(ObjectSortDescriptor(keyPath, ascending: !query.descending, comparison: comparison))
         }
         if !descriptors.contains(where: { $0.keyPath == "unique" }) {
             descriptors.append(ObjectSortDescriptor("unique", ascending: !query.descending))

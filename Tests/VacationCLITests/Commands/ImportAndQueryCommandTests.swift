@@ -210,4 +210,16 @@ struct ImportAndQueryCommandTests {
         #expect(code == 1)
         #expect(errors.text == "Error: Cannot write the output: No space left on device\n")
     }
+
+    @Test("--sort id orders ids as numbers: 9 before 10 before 100")
+    func sortByIDIsNumeric() throws {
+        let cli = try CLIRunner()
+        let feed = #"{"photos": {"photo": [{"id": "100", "title": "c"}, {"id": "9", "title": "a"}, {"id": "10", "title": "b"}, "#
+            + #"{"id": "1000000000000000000001", "title": "d"}]}, "stat": "ok"}"#
+        #expect(try cli.run("import", "-", input: feed).code == 0)
+        let ids = try cli.run("photos", "--sort", "id", "--json").array.map { $0["id"] as? String }
+        #expect(ids == ["9", "10", "100", "1000000000000000000001"])
+        let descending = try cli.run("photos", "--sort", "id", "--desc", "--json").array.map { $0["id"] as? String }
+        #expect(descending == ["1000000000000000000001", "100", "10", "9"])
+    }
 }
