@@ -35,20 +35,18 @@ extension BenchRunner {
         return (oursTimes, baselineTimes)
     }
 
-    /// Runs `body` with a fresh context on the vacation, open for writing.
-    func withVacation<T>(_ body: (ObjectContext) throws -> T) throws -> T {
+    /// Runs `body` with the vacation open (its coordinator) and the baseline's store, for the
+    /// read figures.
+    func withReadStores<T>(_ body: (StoreCoordinator, RawDatabase) throws -> T) throws -> T {
+        let baselineDatabase = try RawDatabase(path: baselineStore, readOnly: true)
         let document = try library.open(named: vacationName)
         defer { try? document.close() }
-        return try body(ObjectContext(coordinator: try document.coordinator, name: "bench"))
+        return try body(try document.coordinator, baselineDatabase)
     }
 
     func measureFetchAll() throws {
         progress("fetch-all")
-        let baselineDatabase = try RawDatabase(path: baselineStore, readOnly: true)
-        let document = try library.open(named: vacationName)
-        defer { try? document.close() }
-        let coordinator = try document.coordinator
-        let (ours, baseline) = try compare("fetch-all", runs: readRuns, ours: {
+        let (ours, baseline) = try withReadStores { coordinator, baselineDatabase in try compare("fetch-all", runs: readRuns, ours: {
             let context = ObjectContext(coordinator: coordinator, name: "fetch-all")
             var touched = Touched()
             let time = try timed {
@@ -65,7 +63,7 @@ extension BenchRunner {
                 for row in rows { touched.touch(row.title, row.placeName) }
             }
             return (withExtendedLifetime(rows) { time }, touched)
-        })
+        }) }
         record("fetch-all", ours: ours, baseline: baseline, goal: "≤ 1.50×") { $0.ratio <= 1.5 }
     }
 
@@ -73,11 +71,7 @@ extension BenchRunner {
         progress("fetch-predicate")
         let tag = generator.tags(0)[0]
         let placePrefix = "Place 12"
-        let baselineDatabase = try RawDatabase(path: baselineStore, readOnly: true)
-        let document = try library.open(named: vacationName)
-        defer { try? document.close() }
-        let coordinator = try document.coordinator
-        let (ours, baseline) = try compare("fetch-predicate", runs: readRuns, ours: {
+        let (ours, baseline) = try withReadStores { coordinator, baselineDatabase in try compare("fetch-predicate", runs: readRuns, ours: {
             let context = ObjectContext(coordinator: coordinator, name: "fetch-predicate")
             var touched = Touched()
             let time = try timed {
@@ -96,17 +90,13 @@ extension BenchRunner {
                 for row in rows.joined() { touched.touch(row.title) }
             }
             return (withExtendedLifetime(rows) { time }, touched)
-        })
+        }) }
         record("fetch-predicate", ours: ours, baseline: baseline, goal: nil) { _ in true }
     }
 
     func measureControllerFetch() throws {
         progress("frc-initial")
-        let baselineDatabase = try RawDatabase(path: baselineStore, readOnly: true)
-        let document = try library.open(named: vacationName)
-        defer { try? document.close() }
-        let coordinator = try document.coordinator
-        let (ours, baseline) = try compare("frc-initial", runs: readRuns, ours: {
+        let (ours, baseline) = try withReadStores { coordinator, baselineDatabase in try compare("frc-initial", runs: readRuns, ours: {
             let context = ObjectContext(coordinator: coordinator, name: "frc-initial")
             let request = FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("place.name"), ObjectSortDescriptor("dateTaken")])
             let controller = try FetchedResultsController(request: request, context: context, sectionKeyPath: "place.name")
@@ -120,7 +110,7 @@ extension BenchRunner {
             var touched = Touched()
             for section in sections { touched.touch(section.name, String(section.rows.count)) }
             return (time, touched)
-        })
+        }) }
         record("frc-initial", ours: ours, baseline: baseline, goal: nil) { _ in true }
     }
 

@@ -49,13 +49,8 @@ extension ObjectContext {
 
     /// Adds `target` to the to-many relationship `index` of `object`.
     func link(_ object: ManagedObject, index: Int, to target: ManagedObject) throws {
-        try checkMember(target, for: object)
-        link(object, index: index, toChecked: target)
-    }
-
-    /// `link` for a target known to belong to this context.
-    private func link(_ object: ManagedObject, index: Int, toChecked target: ManagedObject) {
         let relationship = object.entity.relationships[index]
+        try checkMember(target, for: object)
         if object.toMany[relationship.slot].members?.contains(target.objectID) == true { return }
         journal?.record(object, in: self)
         object.toMany[relationship.slot].insert(target.objectID)

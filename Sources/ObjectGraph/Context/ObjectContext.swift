@@ -195,7 +195,7 @@ public final class ObjectContext {
         }
         if object.isFault {
             // The row is gone: the object reads as empty rather than trapping, as Core Data would.
-            object.values = Array(repeating: .null, count: object.entity.attributes.count)
+            object.values = object.entity.nullValues
             object.committedValues = object.values
             object.committedToOne = object.toOne
             object.isFault = false

@@ -47,12 +47,17 @@ public indirect enum JSONValue: Sendable, Equatable {
         value.map { .string(JSONValue.formatDate($0)) } ?? .null
     }
 
-    static func formatDate(_ date: Date) -> String {
+    /// Gregorian in UTC, made once: `photos --json` formats four dates a photo.
+    private static let utcCalendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        return calendar
+    }()
+
+    static func formatDate(_ date: Date) -> String {
         // Whole seconds, rounded down: a visit at 10:15:00.9 was still at 10:15:00.
         let seconds = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: seconds)
+        let parts = utcCalendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: seconds)
         return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
                       parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
     }

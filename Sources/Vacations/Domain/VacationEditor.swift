@@ -59,15 +59,11 @@ public struct VacationEditor {
         }
         func count(_ tag: Tag, named name: String?, by change: Int64) {
             if let carried {
-                if let name {
-                    // A tag a draft names: `carried.tags` has it already.
-                    carried.countChanges[name, default: 0] += change
-                    return
-                }
-                let name = tag.name
-                carried.countChanges[name, default: 0] += change
-                // A tag the photo leaves may be one no draft names: remember it for the counts.
-                if carried.tags[name] == nil { carried.tags[name] = tag }
+                let key = name ?? tag.name
+                carried.countChanges[key, default: 0] += change
+                // A tag a draft names is in `carried.tags` already; one the photo leaves may be
+                // one no draft names: remember it for the counts.
+                if name == nil && carried.tags[key] == nil { carried.tags[key] = tag }
             } else {
                 tag.count += change
             }
