@@ -261,7 +261,7 @@ extension SQLiteStore {
     }
 
     /// The columns SQLite names in "UNIQUE constraint failed: ZTAG.ZNAME, ZTAG.ZOTHER".
-    private static func constraintColumns(in error: SQLiteError) -> [String] {
+    static func constraintColumns(in error: SQLiteError) -> [String] {
         let detail = error.message.components(separatedBy: ": ").last ?? ""
         return detail.components(separatedBy: ", ").compactMap { $0.split(separator: ".").last.map(String.init) }
     }
@@ -290,22 +290,18 @@ extension SQLiteStore {
             byRoot[model[insert.id.entityNumber].root, default: []].append(insert)
         }
         for (root, records) in byRoot.sorted(by: { $0.key < $1.key }) {
-            let current = try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(root))])?.integerValue ?? 0
-            // Never reuse a key that is in the table, even when Z_MAX lags behind it.
-            let highest = try connection.scalar("SELECT max(Z_PK) FROM \(model[root].table)")?.integerValue ?? 0
-            var next = max(current, highest)
+            var next = try reserveKeys(root: root, count: records.count)
             for record in records {
-                next += 1
                 idMap[record.id] = ObjectID(entityNumber: record.id.entityNumber, primaryKey: next)
+                next += 1
             }
-            try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(next), .integer(Int64(root))])
         }
     }
 
     // MARK: Rows
 
-    private func insertRow(id: ObjectID, values: [SQLiteValue], toOne: [ObjectID?]) throws {
-        let plan = try insertPlan(for: model[id.entityNumber])
+    func insertRow(id: ObjectID, values: [SQLiteValue], toOne: [ObjectID?], plan: WritePlans.InsertPlan? = nil) throws {
+        let plan = try plan ?? insertPlan(for: model[id.entityNumber])
         let statement = plan.statement
         statement.bind(id.primaryKey, at: 0)
         statement.bind(Int64(id.entityNumber), at: 1)

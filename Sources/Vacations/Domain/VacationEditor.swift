@@ -32,13 +32,30 @@ public struct VacationEditor {
     /// Finds or creates each draft's photo, links its place and tags, and moves counts.
     /// A repeated id is one photo: its last draft wins. Returns each distinct id's outcome.
     public func visit(_ drafts: [PhotoDraft]) throws -> [(id: String, outcome: VisitOutcome)] {
-        try visitPhotos(drafts, carrying: nil).map { ($0.id, $0.outcome) }
+        try visitPhotos(drafts, carrying: nil, deferringNew: false).outcomes.map { ($0.id, $0.outcome) }
     }
 
-    /// `visit`, also giving each photo; with `carried`, tags and places are looked up through
-    /// what earlier batches found, and tag counts are left to `finishVisits(_:)`.
-    func visitPhotos(_ drafts: [PhotoDraft], carrying carried: BatchVisitState?) throws
-        -> [(id: String, outcome: VisitOutcome, photo: Photo)] {
+    /// A photo the vacation lacks, visited but not made: `insertDeferred(_:)` writes it after
+    /// the context saves, in one batch insert (no managed object, no change tracking).
+    struct DeferredPhoto {
+        let draft: PhotoDraft
+        let tags: [Tag]
+        let place: Place?
+    }
+
+    /// What visiting a batch did: each distinct id's outcome and photo (nil for a deferred
+    /// one), and the photos deferred.
+    struct BatchVisit {
+        var outcomes: [(id: String, outcome: VisitOutcome, photo: Photo?)] = []
+        var deferred: [DeferredPhoto] = []
+    }
+
+    /// `visit`, also giving each photo. With `carried`, tags and places are looked up through
+    /// what earlier batches found, and tag counts are left to `finishVisits(_:)`. With
+    /// `deferringNew`, new photos are not made in the context: their tags and places are found
+    /// or made and counted, and the caller passes `deferred` to `insertDeferred(_:)` once the
+    /// context has saved.
+    func visitPhotos(_ drafts: [PhotoDraft], carrying carried: BatchVisitState?, deferringNew: Bool) throws -> BatchVisit {
         var order: [String] = []
         var latest: [String: PhotoDraft] = [:]
         latest.reserveCapacity(drafts.count)
@@ -50,8 +67,10 @@ public struct VacationEditor {
         var places = try lookUp(Place.self, names: Set(latest.values.compactMap(\.placeName)), known: carried?.places)
         var emptied: [ObjectIdentifier: Place] = [:]
         var untagged: [ObjectIdentifier: Tag] = [:]
-        var outcomes: [(id: String, outcome: VisitOutcome, photo: Photo)] = []
-        outcomes.reserveCapacity(order.count)
+        // The earliest moment of the deferred photos at each place (they are not its photos yet).
+        var deferredMoments: [ObjectIdentifier: Date] = [:]
+        var result = BatchVisit()
+        result.outcomes.reserveCapacity(order.count)
         if let carried {
             // Later batches find these without a query.
             carried.tags.merge(tags) { _, new in new }
@@ -68,8 +87,51 @@ public struct VacationEditor {
                 tag.count += change
             }
         }
+        func tag(named name: String) -> Tag {
+            if let tag = tags[name] { return tag }
+            let tag = Tag(context: context)
+            tag.name = name
+            tags[name] = tag
+            carried?.tags[name] = tag
+            return tag
+        }
+        func place(named name: String) -> Place {
+            if let place = places[name] { return place }
+            let place = Place(context: context)
+            place.name = name
+            places[name] = place
+            carried?.places[name] = place
+            return place
+        }
+        // The new place learns the photo's moment (its date taken, else its visit time).
+        func note(_ place: Place, moment: Date, placeID: String?) {
+            if place.placeID == nil, let placeID { place.placeID = placeID }
+            if place.firstVisited.map({ moment < $0 }) ?? true { place.firstVisited = moment }
+        }
         for id in order {
             guard let draft = latest[id] else { continue }
+            if photos[id] == nil && deferringNew {
+                // A draft made by hand may name a tag twice; link and count it once. (A photo has
+                // a few tags: a look along the list costs less than hashing into a set.)
+                var wanted: [Tag] = []
+                wanted.reserveCapacity(draft.tags.count)
+                for name in draft.tags {
+                    let tag = tag(named: name)
+                    guard !wanted.contains(where: { $0 === tag }) else { continue }
+                    count(tag, named: name, by: 1)
+                    wanted.append(tag)
+                }
+                let newPlace = draft.placeName.map(place(named:))
+                if let newPlace {
+                    let moment = draft.dateTaken ?? now
+                    note(newPlace, moment: moment, placeID: draft.placeID)
+                    let key = ObjectIdentifier(newPlace)
+                    deferredMoments[key] = min(deferredMoments[key] ?? moment, moment)
+                }
+                result.deferred.append(DeferredPhoto(draft: draft, tags: wanted, place: newPlace))
+                result.outcomes.append((id, .added, nil))
+                continue
+            }
             let photo: Photo
             let isNew: Bool
             if let found = photos[id] {
@@ -85,15 +147,7 @@ public struct VacationEditor {
 
             // Tags: counts follow the links.
             let current = isNew ? [] : photo.tags
-            let wanted = draft.tags.map { name in
-                (name: name, tag: tags[name] ?? {
-                    let tag = Tag(context: context)
-                    tag.name = name
-                    tags[name] = tag
-                    carried?.tags[name] = tag
-                    return tag
-                }())
-            }
+            let wanted = draft.tags.map { name in (name: name, tag: tag(named: name)) }
             let wantedSet = Set(wanted.map(\.tag))
             if wantedSet != current {
                 for tag in current.subtracting(wantedSet) {
@@ -113,30 +167,75 @@ public struct VacationEditor {
             // Place: the new one learns the photo's date; the old one may be left empty. A feed
             // that names no place for the photo leaves the place it has.
             let oldPlace = isNew ? nil : photo.place
-            let newPlace = draft.placeName == nil ? oldPlace : draft.placeName.map { name in
-                places[name] ?? {
-                    let place = Place(context: context)
-                    place.name = name
-                    places[name] = place
-                    carried?.places[name] = place
-                    return place
-                }()
-            }
+            let newPlace = draft.placeName == nil ? oldPlace : draft.placeName.map(place(named:))
             if oldPlace !== newPlace {
                 if let oldPlace { emptied[ObjectIdentifier(oldPlace)] = oldPlace }
                 photo.place = newPlace
                 changed = true
             }
-            if let newPlace {
-                if newPlace.placeID == nil, let placeID = draft.placeID { newPlace.placeID = placeID }
-                let moment = photo.dateTaken ?? photo.visited ?? now
-                if newPlace.firstVisited.map({ moment < $0 }) ?? true { newPlace.firstVisited = moment }
-            }
-            outcomes.append((id, isNew ? .added : (changed ? .updated : .unchanged), photo))
+            if let newPlace { note(newPlace, moment: photo.dateTaken ?? photo.visited ?? now, placeID: draft.placeID) }
+            result.outcomes.append((id, isNew ? .added : (changed ? .updated : .unchanged), photo))
         }
         // With counts carried over, a tag's count is known only when they are settled.
-        try cleanUp(tags: carried == nil ? Array(untagged.values) : [], places: Array(emptied.values), leaving: [])
-        return outcomes
+        try cleanUp(tags: carried == nil ? Array(untagged.values) : [], places: Array(emptied.values), leaving: [],
+                    arriving: deferredMoments)
+        return result
+    }
+
+    /// Writes the photos `visitPhotos(_:carrying:deferringNew:)` deferred, in one batch insert,
+    /// and returns their keys in order. Call it after the context saved (their tags and places
+    /// need their permanent IDs), in the transaction that saved it.
+    func insertDeferred(_ deferred: [DeferredPhoto]) throws -> [Int64] {
+        guard !deferred.isEmpty else { return [] }
+        let coordinator = context.coordinator
+        var insert = try BatchInsert(entityName: "Photo", in: coordinator.model)
+        let keys = try PhotoInsertKeys(insert)
+        insert.reserveCapacity(deferred.count)
+        for photo in deferred {
+            let draft = photo.draft
+            var row = insert.newRow()
+            row.set(keys.unique, draft.id)
+            row.set(keys.visited, now)
+            row.set(keys.title, draft.title)
+            row.set(keys.subtitle, draft.subtitle)
+            row.set(keys.imageURL, draft.imageURL)
+            row.set(keys.thumbnailURL, draft.thumbnailURL)
+            row.set(keys.owner, draft.owner)
+            row.set(keys.dateTaken, draft.dateTaken)
+            row.set(keys.dateUploaded, draft.dateUploaded)
+            row.set(keys.latitude, draft.latitude)
+            row.set(keys.longitude, draft.longitude)
+            row.set(keys.media, draft.media)
+            row[keys.place] = photo.place?.objectID
+            if !photo.tags.isEmpty { row[keys.tags] = photo.tags.map(\.objectID) }
+            insert.append(row)
+        }
+        return try coordinator.execute(insert).objectIDs.map(\.primaryKey)
+    }
+
+    /// Photo's properties, named once per batch.
+    private struct PhotoInsertKeys {
+        let unique, visited, title, subtitle, imageURL, thumbnailURL, owner: BatchInsert.AttributeKey
+        let dateTaken, dateUploaded, latitude, longitude, media: BatchInsert.AttributeKey
+        let place: BatchInsert.ToOneKey
+        let tags: BatchInsert.ToManyKey
+
+        init(_ insert: BatchInsert) throws {
+            unique = try insert.attribute("unique")
+            visited = try insert.attribute("visited")
+            title = try insert.attribute("title")
+            subtitle = try insert.attribute("subtitle")
+            imageURL = try insert.attribute("imageURL")
+            thumbnailURL = try insert.attribute("thumbnailURL")
+            owner = try insert.attribute("owner")
+            dateTaken = try insert.attribute("dateTaken")
+            dateUploaded = try insert.attribute("dateUploaded")
+            latitude = try insert.attribute("latitude")
+            longitude = try insert.attribute("longitude")
+            media = try insert.attribute("media")
+            place = try insert.toOne("place")
+            tags = try insert.toMany("tags")
+        }
     }
 
     /// Writes the tag counts that batches visited with `state` left open, and deletes the tags
@@ -210,18 +309,20 @@ public struct VacationEditor {
     }
 
     /// Deletes tags whose count reached zero and places left without photos; places that keep
-    /// photos get their first-visited date recomputed.
-    private func cleanUp(tags: [Tag], places: [Place], leaving removed: [Photo]) throws {
+    /// photos get their first-visited date recomputed. `arriving` gives the earliest moment of
+    /// photos about to join a place (deferred ones): such a place stays.
+    private func cleanUp(tags: [Tag], places: [Place], leaving removed: [Photo], arriving: [ObjectIdentifier: Date] = [:]) throws {
         for tag in tags where tag.count <= 0 && !tag.isDeleted {
             context.delete(tag)
         }
         let gone = Set(removed.map(ObjectIdentifier.init))
         for place in places where !place.isDeleted {
             let remaining = place.photos.filter { !gone.contains(ObjectIdentifier($0)) && !$0.isDeleted }
-            if remaining.isEmpty {
+            let arrival = arriving[ObjectIdentifier(place)]
+            if remaining.isEmpty && arrival == nil {
                 context.delete(place)
             } else {
-                place.firstVisited = remaining.compactMap { $0.dateTaken ?? $0.visited }.min()
+                place.firstVisited = (remaining.compactMap { $0.dateTaken ?? $0.visited } + (arrival.map { [$0] } ?? [])).min()
             }
         }
     }

@@ -76,10 +76,14 @@ public struct FeedImporter {
                     guard !chunk.isEmpty || (finishing && !carried.countChanges.isEmpty) else { return }
                     let context = ObjectContext(coordinator: coordinator, name: "import")
                     let editor = VacationEditor(context: context, now: now)
-                    let visited = try editor.visitPhotos(chunk, carrying: carried)
+                    // New photos skip the context: one batch insert after the save writes them.
+                    let visited = try editor.visitPhotos(chunk, carrying: carried, deferringNew: true)
                     if finishing { try editor.finishVisits(carried) }
                     try context.save()
-                    tally.add(visited)
+                    var newKeys = try editor.insertDeferred(visited.deferred).makeIterator()
+                    tally.add(visited.outcomes.map { outcome in
+                        (outcome.outcome, outcome.photo?.objectID.primaryKey ?? newKeys.next() ?? 0)
+                    })
                     context.reset()
                     photosRead += chunk.count
                     chunk.removeAll(keepingCapacity: true)
@@ -121,11 +125,10 @@ public struct FeedImporter {
         var updated: Int { earlier.values.filter { $0 == .updated }.count }
         var unchanged: Int { earlier.values.filter { $0 == .unchanged }.count }
 
-        /// Takes one saved chunk's outcomes (the photos' keys are permanent by then).
-        mutating func add(_ visited: [(id: String, outcome: VisitOutcome, photo: Photo)]) {
+        /// Takes one saved chunk's outcomes, with the photos' (permanent) keys.
+        mutating func add(_ visited: [(outcome: VisitOutcome, key: Int64)]) {
             var newKeys: ClosedRange<Int64>?
-            for (_, outcome, photo) in visited where outcome == .added {
-                let key = photo.objectID.primaryKey
+            for (outcome, key) in visited where outcome == .added {
                 newKeys = newKeys.map { min($0.lowerBound, key)...max($0.upperBound, key) } ?? key...key
                 added += 1
             }
@@ -136,8 +139,7 @@ public struct FeedImporter {
                     addedKeys.append(newKeys)
                 }
             }
-            for (_, outcome, photo) in visited where outcome != .added {
-                let key = photo.objectID.primaryKey
+            for (outcome, key) in visited where outcome != .added {
                 if addedKeys.contains(where: { $0.contains(key) }) { continue }
                 if outcome == .updated || earlier[key] == nil { earlier[key] = outcome }
             }
