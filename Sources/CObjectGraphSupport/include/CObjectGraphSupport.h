@@ -13,7 +13,9 @@ typedef struct {
     void *_Nullable recorder;
 } ObjectGraphWrapperCounter;
 
-extern _Thread_local ObjectGraphWrapperCounter objectgraph_wrapper_counter;
+// Initial-exec: the variable is reached at a fixed offset from the thread pointer, rather than
+// through a call to `__tls_get_addr` for every wrapper of every object made.
+extern _Thread_local ObjectGraphWrapperCounter objectgraph_wrapper_counter __attribute__((tls_model("initial-exec")));
 
 static inline ObjectGraphWrapperCounter *_Nonnull objectgraph_current_wrapper_counter(void) {
     return &objectgraph_wrapper_counter;

@@ -9,13 +9,23 @@ extension ObjectContext {
     /// let recent = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("dateTaken", ascending: false)], limit: 50))
     /// ```
     /// - Throws: `FetchRequestError` for a key path the entity lacks, `SQLiteError`.
+    // Inlinable so that the last step, making a `[T]`, is specialized for the caller's class: a
+    // generic cast per object cost more than reading it.
+    @inlinable
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
+        let objects = try fetchObjects(for: request)
+        return objects.compactMap { downcast($0, to: T.self) }
+    }
+
+    /// `fetch`, before the objects are cast to the request's class.
+    @usableFromInline
+    func fetchObjects<T: ManagedObject>(for request: FetchRequest<T>) throws -> [ManagedObject] {
         let plan = try plan(for: request)
         let objects = try fetchObjects(plan, includesPendingChanges: request.includesPendingChanges)
         for keyPath in request.relationshipKeyPathsForPrefetching {
             try prefetch(keyPath: keyPath, of: objects)
         }
-        return objects.compactMap { $0 as? T }
+        return objects
     }
 
     /// The IDs of the objects matching `request`, without loading them.
@@ -66,10 +76,25 @@ extension ObjectContext {
     func fetchObjects(_ plan: FetchPlan, includesPendingChanges: Bool) throws -> [ManagedObject] {
         drainInbox()
         guard includesPendingChanges && hasPendingChanges else {
-            let snapshots = try source.fetchSnapshots(plan)
-            // Room for them all at once: growing a large registry step by step rehashes it.
-            registry.reserveCapacity(registry.count + snapshots.count)
-            let objects = snapshots.compactMap { register($0) }
+            var objects: [ManagedObject] = []
+            if source === coordinator && registry.isEmpty && aliases.isEmpty {
+                // A context that holds nothing yet, straight over the store: each row becomes
+                // its object as SQLite steps to it (no list of snapshots in between), and as
+                // rows of one table have distinct keys, none can be registered already: they
+                // are registered together at the end, into a registry made large enough once.
+                try coordinator.withStore { store in
+                    try store.fetch(plan) { snapshot in
+                        if let object = makeObject(snapshot) { objects.append(object) }
+                    }
+                }
+                registry.reserveCapacity(objects.count)
+                for object in objects { registry[object.objectID] = object }
+            } else {
+                let snapshots = try source.fetchSnapshots(plan)
+                // Room for them all at once: growing a large registry step by step rehashes it.
+                registry.reserveCapacity(registry.count + snapshots.count)
+                objects = snapshots.compactMap { register($0) }
+            }
             registerTargetFaults(of: objects)
             return objects
         }
@@ -98,11 +123,10 @@ extension ObjectContext {
     /// first fires them together, a batch at a time, instead of one query per target.
     private func registerTargetFaults(of objects: [ManagedObject]) {
         guard let first = objects.first, first.entity.toOneCount > 0 else { return }
-        var seen = Set<ObjectID>()
         for object in objects where !object.isFault {
+            // A target met before is in the registry by now: that lookup is the only one.
             for target in object.toOne {
-                guard let target, seen.insert(target).inserted, registry[resolve(target)] == nil else { continue }
-                _ = registeredOrFault(target)
+                if let target { _ = registeredOrFault(target) }
             }
         }
     }

@@ -25,7 +25,7 @@ public final class ObjectContext {
     /// objects it holds and dropping deleted ones) before it next fetches or looks objects up.
     public var automaticallyMergesChanges = false
 
-    var registry: [ObjectID: ManagedObject] = [:]
+    var registry = ObjectRegistry()
     /// Temporary IDs of objects saved since, mapped to their permanent IDs.
     var aliases: [ObjectID: ObjectID] = [:]
     var inserted: [ObjectID: ManagedObject] = [:]
@@ -171,11 +171,17 @@ public final class ObjectContext {
             if object.isFault { object.install(snapshot) }
             return object
         }
-        guard let entity = model.entity(number: id.entityNumber) else { return nil }
-        let object = entity.objectClass.init(ObjectSeed(entity: entity, objectID: id, context: self, isFault: false,
-                                                       snapshot: snapshot))
+        guard let object = makeObject(snapshot) else { return nil }
         registry[id] = object
         return object
+    }
+
+    /// A new object holding a fetched row, not registered yet: for a caller that knows the
+    /// context holds none of the rows, and registers them all at once.
+    func makeObject(_ snapshot: ObjectSnapshot) -> ManagedObject? {
+        guard let entity = model.entity(number: snapshot.id.entityNumber) else { return nil }
+        return entity.objectClass.init(ObjectSeed(entity: entity, objectID: snapshot.id, context: self, isFault: false,
+                                                  snapshot: snapshot))
     }
 
     /// Loads a fault, together with up to 255 other unfired faults of the same table.

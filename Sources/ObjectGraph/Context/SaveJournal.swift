@@ -19,7 +19,7 @@ final class SaveJournal {
     private var entries: [ObjectIdentifier: Entry] = [:]
     private let updated: [ObjectID: ManagedObject]
     private let deleted: [ObjectID: ManagedObject]
-    private let registry: [ObjectID: ManagedObject]
+    private let registry: ObjectRegistry
 
     init(context: ObjectContext) {
         updated = context.updated

@@ -96,8 +96,11 @@ public protocol RelationshipValue {
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
     public static var destinationType: ManagedObject.Type { Wrapped.self }
     public static var isToMany: Bool { false }
+    // Inlinable so that a property's getter is specialized for its class (no generic calls).
+    @inlinable
     public static func read(_ object: ManagedObject, index: Int) -> Wrapped? {
-        object.toOneObject(index: index) as? Wrapped
+        guard let target = object.toOneObject(index: index) else { return nil }
+        return downcast(target, to: Wrapped.self)
     }
     public func write(to object: ManagedObject, index: Int) throws {
         try object.owningContext?.setToOne(of: object, index: index, to: self)
@@ -108,7 +111,7 @@ extension Set: RelationshipValue where Element: ManagedObject {
     public static var destinationType: ManagedObject.Type { Element.self }
     public static var isToMany: Bool { true }
     public static func read(_ object: ManagedObject, index: Int) -> Set<Element> {
-        Set(object.toManyObjects(index: index).compactMap { $0 as? Element })
+        Set(object.toManyObjects(index: index).compactMap { downcast($0, to: Element.self) })
     }
     public func write(to object: ManagedObject, index: Int) throws {
         try object.owningContext?.setToMany(of: object, index: index, to: self)

@@ -72,6 +72,7 @@ extension ManagedObject {
     // MARK: Relationships
 
     /// The target of a to-one relationship, materialised in this object's context.
+    @usableFromInline
     final func toOneObject(index: Int) -> ManagedObject? {
         let relationship = entity.relationships[index]
         fireFaultIfNeeded()

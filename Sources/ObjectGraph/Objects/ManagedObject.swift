@@ -15,6 +15,15 @@ public struct ObjectSeed {
     var snapshot: ObjectSnapshot?
 }
 
+/// `object as? T`, without the runtime's general cast when the object is exactly a `T` (the
+/// common case: fetched objects, relationship targets). The general cast cost more than reading
+/// the property it served.
+@inlinable @inline(__always)
+func downcast<T: ManagedObject>(_ object: ManagedObject, to type: T.Type) -> T? {
+    if Swift.type(of: object) == T.self { return unsafeDowncast(object, to: T.self) }
+    return object as? T
+}
+
 /// The state of a to-many relationship in one object.
 struct ToManyState {
     /// The current members, when loaded; nil while the relationship is a fault.
@@ -190,20 +199,26 @@ enum WrapperOrdinal {
     }
 
     /// This thread's counter (C thread-local storage; see `CObjectGraphSupport`).
-    private static var counter: UnsafeMutablePointer<ObjectGraphWrapperCounter> {
+    @usableFromInline
+    static var counter: UnsafeMutablePointer<ObjectGraphWrapperCounter> {
         objectgraph_current_wrapper_counter()
     }
 
     /// The next ordinal; `declaration` is called only while declarations are recorded.
-    @usableFromInline
+    /// Inlined into each wrapper's initializer: it runs for every property of every object made.
+    @inlinable
     static func next(_ declaration: () -> WrapperDeclaration) -> Int32 {
         let counter = counter
         let ordinal = counter.pointee.next
         counter.pointee.next = ordinal &+ 1
-        if let recorder = counter.pointee.recorder {
-            Unmanaged<Recorder>.fromOpaque(recorder).takeUnretainedValue().declarations[ordinal] = declaration()
-        }
+        if counter.pointee.recorder != nil { record(declaration(), at: ordinal) }
         return ordinal
+    }
+
+    @usableFromInline
+    static func record(_ declaration: @escaping WrapperDeclaration, at ordinal: Int32) {
+        guard let recorder = counter.pointee.recorder else { return }
+        Unmanaged<Recorder>.fromOpaque(recorder).takeUnretainedValue().declarations[ordinal] = declaration
     }
 
     static func reset() { counter.pointee.next = 0 }

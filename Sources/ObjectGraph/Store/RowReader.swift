@@ -6,17 +6,27 @@ final class RowReader {
     let table: String
     /// `t0.Z_PK, t0.Z_ENT, t0.Z_OPT, t0.<every property column>`.
     let selectList: String
-    private struct Layout {
-        /// Column index (in the select list) of each attribute slot; -1 for transient ones.
-        var attributeColumns: [Int]
-        /// Slots of date and floating-point attributes: SQLite hands whole numbers back as
-        /// INTEGER, which we turn back into REAL so that in-memory values compare equal.
-        var realSlots: [Bool]
+    /// A class: a row takes its entity's layout by reference, not by copying four arrays.
+    private final class Layout {
+        /// Per attribute slot: its column (in the select list) times two, plus one for a date or
+        /// floating-point slot (SQLite hands whole numbers back as INTEGER, which we turn back
+        /// into REAL so that in-memory values compare equal); -1 for a transient attribute.
+        let columnCodes: [Int]
         /// Key column, and entity column or fixed destination entity, of each to-one slot.
-        var toOneColumns: [(key: Int, entityColumn: Int?, destination: Int)]
-        var attributeCount: Int
+        let toOneColumns: [(key: Int, entityColumn: Int?, destination: Int)]
+
+        init(columnCodes: [Int], toOneColumns: [(key: Int, entityColumn: Int?, destination: Int)]) {
+            self.columnCodes = columnCodes
+            self.toOneColumns = toOneColumns
+        }
     }
     private var layouts: [Int: Layout] = [:]
+    /// Rows with a single to-one that point at the same object share one array for it (many
+    /// photos, one place): a large fetch makes one per target rather than one per row. Objects
+    /// copy it on write, as any array. Emptied by `startFetch()` around each query, so it holds
+    /// one query's targets at most.
+    private var toOneArrays: [ObjectID: [ObjectID?]] = [:]
+    private let nilToOne: [ObjectID?] = [nil]
     /// The layout of the previous row's entity: rows of one table are mostly of one entity.
     private var lastLayout: (entity: Int, layout: Layout)?
 
@@ -27,16 +37,36 @@ final class RowReader {
         var index: [String: Int] = [:]
         for (position, column) in columns.enumerated() { index[column] = position + 3 }
         for entity in model.entities where entity.table == table {
-            let attributeColumns = entity.attributes.map { attribute in attribute.column.flatMap { index[$0] } ?? -1 }
+            let columnCodes = entity.attributes.map { attribute -> Int in
+                guard let column = attribute.column.flatMap({ index[$0] }) else { return -1 }
+                return column * 2 + ([.date, .double, .float].contains(attribute.type) ? 1 : 0)
+            }
             var toOne: [(Int, Int?, Int)] = Array(repeating: (-1, nil, 0), count: entity.toOneCount)
             for relationship in entity.relationships where !relationship.isToMany {
                 guard case .foreignKey(let column, let entityColumn) = relationship.storage else { continue }
                 toOne[relationship.slot] = (index[column] ?? -1, entityColumn.flatMap { index[$0] }, relationship.destination)
             }
-            let realSlots = entity.attributes.map { [.date, .double, .float].contains($0.type) }
-            layouts[entity.number] = Layout(attributeColumns: attributeColumns, realSlots: realSlots, toOneColumns: toOne,
-                                            attributeCount: entity.attributes.count)
+            layouts[entity.number] = Layout(columnCodes: columnCodes, toOneColumns: toOne)
         }
+    }
+
+    /// Forgets the arrays shared by the previous query's rows.
+    func startFetch() {
+        if !toOneArrays.isEmpty { toOneArrays.removeAll() }
+    }
+
+    private func target(_ column: (key: Int, entityColumn: Int?, destination: Int), _ statement: Statement, _ offset: Int) -> ObjectID? {
+        guard column.key >= 0, !statement.isNull(at: column.key + offset) else { return nil }
+        let entity = column.entityColumn.map { statement.int(at: $0 + offset) } ?? column.destination
+        return ObjectID(entityNumber: entity, primaryKey: statement.int64(at: column.key + offset))
+    }
+
+    private func sharedToOne(_ target: ObjectID?, _ layout: Layout) -> [ObjectID?] {
+        guard let target else { return nilToOne }
+        if let shared = toOneArrays[target] { return shared }
+        let array: [ObjectID?] = [target]
+        toOneArrays[target] = array
+        return array
     }
 
     /// The snapshot in the statement's current row (columns as `selectList`), or nil when the row's
@@ -51,29 +81,23 @@ final class RowReader {
             layout = found
             lastLayout = (entityNumber, found)
         }
-        var values = [SQLiteValue]()
-        values.reserveCapacity(layout.attributeCount)
-        for (slot, column) in layout.attributeColumns.enumerated() {
-            guard column >= 0 else {
-                values.append(.null)
-                continue
+        // Filled in place: every row of a large fetch makes this array.
+        let codes = layout.columnCodes
+        let values = [SQLiteValue](unsafeUninitializedCapacity: codes.count) { buffer, count in
+            codes.withUnsafeBufferPointer { codes in
+                for (slot, code) in codes.enumerated() {
+                    var value = code >= 0 ? statement.value(at: (code >> 1) + offset) : .null
+                    if code & 1 == 1, case .integer(let integer) = value { value = .real(Double(integer)) }
+                    buffer.initializeElement(at: slot, to: value)
+                }
             }
-            let value = statement.value(at: column + offset)
-            if layout.realSlots[slot], case .integer(let integer) = value {
-                values.append(.real(Double(integer)))
-            } else {
-                values.append(value)
-            }
+            count = codes.count
         }
-        var toOne = [ObjectID?]()
-        toOne.reserveCapacity(layout.toOneColumns.count)
-        for (key, entityColumn, destination) in layout.toOneColumns {
-            if key < 0 || statement.isNull(at: key + offset) {
-                toOne.append(nil)
-            } else {
-                let target = entityColumn.map { statement.int(at: $0 + offset) } ?? destination
-                toOne.append(ObjectID(entityNumber: target, primaryKey: statement.int64(at: key + offset)))
-            }
+        let toOne: [ObjectID?]
+        if layout.toOneColumns.count == 1 {
+            toOne = sharedToOne(target(layout.toOneColumns[0], statement, offset), layout)
+        } else {
+            toOne = layout.toOneColumns.map { target($0, statement, offset) }
         }
         return ObjectSnapshot(id: ObjectID(entityNumber: entityNumber, primaryKey: statement.int64(at: offset)),
                               version: statement.int64(at: offset + 2), values: values, toOne: toOne)

@@ -38,15 +38,22 @@ extension SQLiteStore {
 
     /// Rows matching `plan`, in its order and window.
     func fetch(_ plan: FetchPlan) throws -> [ObjectSnapshot] {
+        var result: [ObjectSnapshot] = []
+        try fetch(plan) { result.append($0) }
+        return result
+    }
+
+    /// The rows matching `plan`, handed to `body` one by one as SQLite steps to them.
+    func fetch(_ plan: FetchPlan, each body: (ObjectSnapshot) -> Void) throws {
         let reader = reader(forTable: model[plan.entity].table)
         let (sql, arguments) = try statementText(plan, columns: reader.selectList, counting: false)
         let statement = try connection.cachedStatement(sql)
         statement.bind(arguments)
-        var result: [ObjectSnapshot] = []
+        reader.startFetch()
+        defer { reader.startFetch() }
         try statement.forEachRow { row in
-            if let snapshot = reader.snapshot(row) { result.append(snapshot) }
+            if let snapshot = reader.snapshot(row) { body(snapshot) }
         }
-        return result
     }
 
     /// IDs of the rows matching `plan`, in its order and window.

@@ -13,7 +13,10 @@ extension SQLiteStore {
         let reader = reader(forTable: entity.table)
         let statement = try connection.cachedStatement("SELECT \(reader.selectList) FROM \(entity.table) t0 WHERE t0.Z_PK = ?")
         statement.bind(id.primaryKey, at: 0)
-        defer { statement.reset() }
+        defer {
+            statement.reset()
+            reader.startFetch()
+        }
         guard try statement.step() else { return nil }
         return reader.snapshot(statement)
     }
@@ -32,6 +35,7 @@ extension SQLiteStore {
             let statement = try connection.cachedStatement(
                 "SELECT \(reader.selectList) FROM \(table) t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))")
             statement.bind(Self.jsonList(keys), at: 0)
+            defer { reader.startFetch() }
             try statement.forEachRow { row in
                 if let snapshot = reader.snapshot(row) { result.append(snapshot) }
             }

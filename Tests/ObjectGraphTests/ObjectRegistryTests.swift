@@ -1,0 +1,60 @@
+import Foundation
+@testable import ObjectGraph
+import Testing
+import TestSupport
+
+@Suite("The identity map answers as a dictionary would")
+struct ObjectRegistryTests {
+    @Test("random inserts, replacements and removals, clustered and spread, agree with a Dictionary at every step",
+          arguments: [1, 2, 3, 4])
+    func agreesWithDictionary(seed: UInt64) throws {
+        let store = try TestStore()
+        let context = store.context()
+        var random = SplitMix64(seed: seed)
+        var registry = ObjectRegistry()
+        var expected: [ObjectID: ManagedObject] = [:]
+        // Few distinct keys, close together: long probe runs, and removals inside them.
+        let keySpace = Int64(seed % 2 == 0 ? 300 : 5_000)
+        for step in 0..<20_000 {
+            let id = ObjectID(entityNumber: Int(random.next() % 3) + 1, primaryKey: Int64(random.next() % UInt64(keySpace)) - 5)
+            switch random.next() % 10 {
+            case 0..<5:
+                let object = Tag(context: context)
+                registry[id] = object
+                expected[id] = object
+            case 5..<8:
+                #expect(registry.removeValue(forKey: id) === expected.removeValue(forKey: id))
+            case 8:
+                registry[id] = nil
+                expected[id] = nil
+            default:
+                #expect(registry[id] === expected[id])
+            }
+            if step % 997 == 0 {
+                #expect(registry.count == expected.count)
+                for (key, object) in expected { #expect(registry[key] === object) }
+                #expect(Set(registry.values.map(ObjectIdentifier.init)) == Set(expected.values.map(ObjectIdentifier.init)))
+            }
+        }
+        #expect(registry.count == expected.count && registry.isEmpty == expected.isEmpty)
+        for (key, object) in expected { #expect(registry[key] === object) }
+        let copy = registry
+        registry.removeAll()
+        #expect(registry.isEmpty && registry.values.isEmpty && copy.count == expected.count)
+    }
+
+    @Test("reserving room keeps every entry, and a copy is not changed by the original")
+    func reserveAndCopy() throws {
+        let store = try TestStore()
+        let context = store.context()
+        var registry = ObjectRegistry()
+        let objects = (0..<100).map { _ in Tag(context: context) }
+        for (key, object) in objects.enumerated() { registry[ObjectID(entityNumber: 1, primaryKey: Int64(key))] = object }
+        let copy = registry
+        registry.reserveCapacity(10_000)
+        registry.removeValue(forKey: ObjectID(entityNumber: 1, primaryKey: 7))
+        #expect(registry.count == 99 && copy.count == 100)
+        #expect(copy[ObjectID(entityNumber: 1, primaryKey: 7)] === objects[7])
+        for key in 0..<100 where key != 7 { #expect(registry[ObjectID(entityNumber: 1, primaryKey: Int64(key))] === objects[key]) }
+    }
+}
