@@ -97,6 +97,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var isMarkedUpdated = false
 
     /// The designated initializer the framework calls; don't call it yourself.
+    ///
+    /// A fetch makes its objects while it reads the store, so a subclass that overrides this
+    /// must not use the object's context (nor the store) from it.
     public required init(_ seed: ObjectSeed) {
         entity = seed.entity
         objectID = seed.objectID

@@ -23,7 +23,7 @@ final class RowReader {
     private var layouts: [Int: Layout] = [:]
     /// Rows with a single to-one that point at the same object share one array for it (many
     /// photos, one place): a large fetch makes one per target rather than one per row. Objects
-    /// copy it on write, as any array. Emptied by `startFetch()` around each query, so it holds
+    /// copy it on write, as any array. Emptied by `endQuery()` after each query, so it holds
     /// one query's targets at most.
     private var toOneArrays: [ObjectID: [ObjectID?]] = [:]
     private let nilToOne: [ObjectID?] = [nil]
@@ -51,7 +51,7 @@ final class RowReader {
     }
 
     /// Forgets the arrays shared by the previous query's rows.
-    func startFetch() {
+    func endQuery() {
         if !toOneArrays.isEmpty { toOneArrays.removeAll() }
     }
 

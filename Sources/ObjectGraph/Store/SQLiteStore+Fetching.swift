@@ -49,8 +49,7 @@ extension SQLiteStore {
         let (sql, arguments) = try statementText(plan, columns: reader.selectList, counting: false)
         let statement = try connection.cachedStatement(sql)
         statement.bind(arguments)
-        reader.startFetch()
-        defer { reader.startFetch() }
+        defer { reader.endQuery() }
         try statement.forEachRow { row in
             if let snapshot = reader.snapshot(row) { body(snapshot) }
         }

@@ -15,7 +15,7 @@ extension SQLiteStore {
         statement.bind(id.primaryKey, at: 0)
         defer {
             statement.reset()
-            reader.startFetch()
+            reader.endQuery()
         }
         guard try statement.step() else { return nil }
         return reader.snapshot(statement)
@@ -35,7 +35,7 @@ extension SQLiteStore {
             let statement = try connection.cachedStatement(
                 "SELECT \(reader.selectList) FROM \(table) t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))")
             statement.bind(Self.jsonList(keys), at: 0)
-            defer { reader.startFetch() }
+            defer { reader.endQuery() }
             try statement.forEachRow { row in
                 if let snapshot = reader.snapshot(row) { result.append(snapshot) }
             }
