@@ -182,16 +182,21 @@ public final class Statement {
 
     /// The column as whatever storage class SQLite holds it in.
     public func value(at index: Int) -> SQLiteValue {
-        let column = Int32(index)
-        switch sqlite3_column_type(handle, column) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        // One column call, then the value's own accessors: each `sqlite3_column_*` call checks
+        // the statement and settles its error state again, and a text column needs three. The
+        // value is "unprotected" (no mutex held), which is safe here: a connection opens without
+        // mutexes and is used by one thread at a time.
+        guard let value = sqlite3_column_value(handle, Int32(index)) else { return .null }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
         case SQLITE_TEXT:
-            // The type is known: read the bytes without asking for it again.
-            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))),
-                                as: UTF8.self))
-        case SQLITE_BLOB: return .blob(data(at: index) ?? Data())
+            // Text first, then its length in bytes, as SQLite's documentation asks.
+            guard let text = sqlite3_value_text(value) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self))
+        case SQLITE_BLOB:
+            guard let bytes = sqlite3_value_blob(value) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: Int(sqlite3_value_bytes(value))))
         default: return .null
         }
     }
