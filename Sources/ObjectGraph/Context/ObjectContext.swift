@@ -25,14 +25,16 @@ public final class ObjectContext {
     /// objects it holds and dropping deleted ones) before it next fetches or looks objects up.
     public var automaticallyMergesChanges = false
 
-    var registry = ObjectRegistry()
+    // Looked up several times per object of a fetch; see `ManagedObject.values` for why these
+    // go without the runtime's exclusivity checks.
+    @exclusivity(unchecked) var registry = ObjectRegistry()
     /// Temporary IDs of objects saved since, mapped to their permanent IDs.
-    var aliases: [ObjectID: ObjectID] = [:]
+    @exclusivity(unchecked) var aliases: [ObjectID: ObjectID] = [:]
     var inserted: [ObjectID: ManagedObject] = [:]
     var updated: [ObjectID: ManagedObject] = [:]
     var deleted: [ObjectID: ManagedObject] = [:]
     /// Faults not yet fired, by root entity, so that firing one can fire its neighbours too.
-    var unfiredFaults: [Int: [ObjectID]] = [:]
+    @exclusivity(unchecked) var unfiredFaults: [Int: [ObjectID]] = [:]
     let inbox = ChangeInbox()
     private var inboxKey: UUID?
     var observers: [UUID: (ContextChanges) -> Void] = [:]

@@ -25,10 +25,11 @@ final class RowReader {
     /// photos, one place): a large fetch makes one per target rather than one per row. Objects
     /// copy it on write, as any array. Emptied by `endQuery()` after each query, so it holds
     /// one query's targets at most.
-    private var toOneArrays: [ObjectID: [ObjectID?]] = [:]
+    @exclusivity(unchecked) private var toOneArrays: [ObjectID: [ObjectID?]] = [:]
     private let nilToOne: [ObjectID?] = [nil]
     /// The layout of the previous row's entity: rows of one table are mostly of one entity.
-    private var lastLayout: (entity: Int, layout: Layout)?
+    // Read and written for every row (see `ManagedObject.values` on the unchecked accesses).
+    @exclusivity(unchecked) private var lastLayout: (entity: Int, layout: Layout)?
 
     init(model: ObjectModel, table: String) {
         self.table = table
