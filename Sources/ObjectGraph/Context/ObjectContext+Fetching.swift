@@ -9,10 +9,10 @@ extension ObjectContext {
     /// let recent = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("dateTaken", ascending: false)], limit: 50))
     /// ```
     /// - Throws: `FetchRequestError` for a key path the entity lacks, `SQLiteError`.
-    // Inlinable so that the last step, making a `[T]`, is specialized for the caller's class: a
-    // generic cast per object cost more than reading it.
     @inlinable
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
+        // Inlinable so that this last step, making a `[T]`, is specialized for the caller's
+        // class: a generic cast per object cost more than reading the object.
         let objects = try fetchObjects(for: request)
         return objects.compactMap { downcast($0, to: T.self) }
     }

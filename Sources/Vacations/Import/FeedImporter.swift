@@ -25,7 +25,9 @@ public enum FeedSource: Sendable, Equatable {
 /// file is one SQLite transaction, and memory stays flat however large the feed.
 ///
 /// Photos are read as a stream and written in chunks; each chunk's lookups are one query for
-/// its photos, one for its tags and one for its places. A file that is malformed, truncated,
+/// its photos, one for its tags and one for its places. Photos the vacation has are visited as
+/// managed objects; new ones are written by one `BatchInsert` per chunk, after the chunk's
+/// context has saved their new tags and places. A file that is malformed, truncated,
 /// not UTF-8 or a failure response changes nothing. A bad record is skipped and reported.
 ///
 /// ```swift
