@@ -95,4 +95,33 @@ struct ReadmeExamplesTests {
         #expect(controller.fetchedObjects.map(\.title) == ["Odeceixe"])
         #expect(changes.isEmpty)   // saving changed nothing the controller shows
     }
+
+    @Test("the batch insert example runs as written and makes the photo it describes")
+    func batchInsert() throws {
+        let store = try TestStore()
+        let model = TestModels.travel
+        let coordinator = store.coordinator
+        let context = store.context()
+        let lisbon = Place(context: context)
+        lisbon.name = "Lisbon"
+        let sea = Tag(context: context), tram = Tag(context: context)
+        sea.name = "sea"
+        tram.name = "tram"
+        try context.save()
+
+        // README example begins.
+        var insert = try BatchInsert(entityName: "Photo", in: model)
+        let unique = try insert.attribute("unique"), place = try insert.toOne("place"), tags = try insert.toMany("tags")
+        var row = insert.newRow()                  // the attributes' defaults
+        row.set(unique, "42")
+        row[place] = lisbon.objectID               // saved objects: permanent IDs
+        row[tags] = [sea.objectID, tram.objectID]
+        insert.append(row)
+        let result = try coordinator.execute(insert)   // result.objectIDs, in row order
+        // README example ends.
+
+        let photo = try #require(try context.existingObject(with: result.objectIDs[0]) as? Photo)
+        #expect(photo.unique == "42" && photo.place === lisbon)
+        #expect(photo.tags.map(\.name).sorted() == ["sea", "tram"])
+    }
 }
