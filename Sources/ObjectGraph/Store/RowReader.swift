@@ -62,7 +62,7 @@ final class RowReader {
         return ObjectID(entityNumber: entity, primaryKey: statement.int64(at: column.key + offset))
     }
 
-    private func sharedToOne(_ target: ObjectID?, _ layout: Layout) -> [ObjectID?] {
+    private func sharedToOne(_ target: ObjectID?) -> [ObjectID?] {
         guard let target else { return nilToOne }
         if let shared = toOneArrays[target] { return shared }
         let array: [ObjectID?] = [target]
@@ -96,7 +96,7 @@ final class RowReader {
         }
         let toOne: [ObjectID?]
         if layout.toOneColumns.count == 1 {
-            toOne = sharedToOne(target(layout.toOneColumns[0], statement, offset), layout)
+            toOne = sharedToOne(target(layout.toOneColumns[0], statement, offset))
         } else {
             toOne = layout.toOneColumns.map { target($0, statement, offset) }
         }

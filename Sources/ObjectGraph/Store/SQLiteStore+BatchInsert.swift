@@ -8,9 +8,9 @@ extension SQLiteStore {
         let entity = insert.entity
         let plan = try insertPlan(for: entity)
         let firstKey = try reserveKeys(root: entity.root, count: insert.rows.count)
-        let manyToMany = entity.relationships.filter { $0.isToMany }.compactMap { relationship -> ManyToManyWrite? in
+        let manyToMany = try entity.relationships.filter { $0.isToMany }.compactMap { relationship -> ManyToManyWrite? in
             guard case .joinTable(let table, _, _) = relationship.storage else { return nil }
-            return ManyToManyWrite(relationship: relationship, table: table,
+            return ManyToManyWrite(relationship: relationship, link: try linkPlan(for: table),
                                    isOwner: model.ownsJoinTable(entity: entity.number, relationship: relationship.index))
         }
         var ids: [ObjectID] = []
@@ -29,11 +29,10 @@ extension SQLiteStore {
             for write in manyToMany {
                 let targets = row.toMany[write.relationship.slot]
                 guard !targets.isEmpty else { continue }
-                let link = try linkPlan(for: write.table)
                 for target in targets {
-                    link.insert.bind(write.isOwner ? id.primaryKey : target.primaryKey, at: 0)
-                    link.insert.bind(write.isOwner ? target.primaryKey : id.primaryKey, at: 1)
-                    try link.insert.run()
+                    write.link.insert.bind(write.isOwner ? id.primaryKey : target.primaryKey, at: 0)
+                    write.link.insert.bind(write.isOwner ? target.primaryKey : id.primaryKey, at: 1)
+                    try write.link.insert.run()
                 }
             }
             ids.append(id)
@@ -56,20 +55,10 @@ extension SQLiteStore {
         return BatchInsertResult(objectIDs: ids, changeSet: changeSet)
     }
 
-    /// Hands out `count` new keys of a hierarchy, in a row, and returns the first: never a key
-    /// already in its table, even when `Z_MAX` lags behind it.
-    func reserveKeys(root: Int, count: Int) throws -> Int64 {
-        let current = try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(root))])?.integerValue ?? 0
-        let highest = try connection.scalar("SELECT max(Z_PK) FROM \(model[root].table)")?.integerValue ?? 0
-        let first = max(current, highest) + 1
-        guard count > 0 else { return first }
-        try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(first + Int64(count) - 1), .integer(Int64(root))])
-        return first
-    }
-
     private struct ManyToManyWrite {
         let relationship: EntityRelationship
-        let table: String
+        /// The join table's statements, found once for the batch.
+        let link: WritePlans.LinkPlan
         /// Whether the new object's key goes in the join table's source column.
         let isOwner: Bool
     }

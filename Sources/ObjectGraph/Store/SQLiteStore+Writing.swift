@@ -298,6 +298,17 @@ extension SQLiteStore {
         }
     }
 
+    /// Hands out `count` new keys of a hierarchy, in a row, and returns the first: never a key
+    /// already in its table, even when `Z_MAX` lags behind it.
+    func reserveKeys(root: Int, count: Int) throws -> Int64 {
+        let current = try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(Int64(root))])?.integerValue ?? 0
+        let highest = try connection.scalar("SELECT max(Z_PK) FROM \(model[root].table)")?.integerValue ?? 0
+        let first = max(current, highest) + 1
+        guard count > 0 else { return first }
+        try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(first + Int64(count) - 1), .integer(Int64(root))])
+        return first
+    }
+
     // MARK: Rows
 
     func insertRow(id: ObjectID, values: [SQLiteValue], toOne: [ObjectID?], plan: WritePlans.InsertPlan? = nil) throws {
