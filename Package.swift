@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "Documents", targets: ["Documents"]),
         .library(name: "Vacations", targets: ["Vacations"]),
+        .library(name: "CommandLineKit", targets: ["CommandLineKit"]),
         .library(name: "VacationCLI", targets: ["VacationCLI"]),
         .executable(name: "vacation", targets: ["vacation"]),
         .library(name: "DocStoreCLI", targets: ["DocStoreCLI"]),
@@ -25,7 +26,10 @@ let package = Package(
         .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CLibXML2", "CObjectGraphSupport"]),
         .target(name: "Documents", dependencies: ["ObjectGraph", "SQLiteDB"]),
         .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2"]),
-        .target(name: "VacationCLI", dependencies: ["Vacations", "Documents", "ObjectGraph"]),
+        // What both command-line tools stand on, knowing nothing of vacations or stores: parsing,
+        // help, usage errors, exit codes, JSON, tables, display width, terminal and progress.
+        .target(name: "CommandLineKit"),
+        .target(name: "VacationCLI", dependencies: ["CommandLineKit", "Vacations", "Documents", "ObjectGraph"]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI"]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
@@ -39,15 +43,16 @@ let package = Package(
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"]),
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacation"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
+        .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "CommandLineKit", "Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacation"]),
         // Core Data stores and documents from the command line (docstore).
-        .target(name: "DocStoreCLI", dependencies: ["ObjectGraph", "SQLiteDB", "VacationCLI"]),
-        .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "VacationCLI"]),
-        .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "ObjectGraph", "SQLiteDB", "TestSupport"]),
+        .target(name: "DocStoreCLI", dependencies: ["CommandLineKit", "ObjectGraph", "SQLiteDB"]),
+        .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "CommandLineKit"]),
+        .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "CommandLineKit", "ObjectGraph", "SQLiteDB", "TestSupport"]),
         // Reliability: what each fuzz target checks (shared with the regression tests), the libFuzzer
         // entry points (built with Scripts/fuzz.sh; in a normal build they link and do nothing), and
         // crash, concurrency and hostile-input tests through the real binaries.
-        .target(name: "FuzzChecks", dependencies: ["Vacations", "VacationCLI", "ObjectGraph"]),
+        .target(name: "FuzzChecks", dependencies: ["Vacations", "VacationCLI", "CommandLineKit", "ObjectGraph"]),
         .executableTarget(name: "fuzz-xml", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-json", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-predicate", dependencies: ["FuzzChecks"]),

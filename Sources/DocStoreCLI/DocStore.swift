@@ -1,6 +1,6 @@
 import Foundation
 import ObjectGraph
-import VacationCLI
+import CommandLineKit
 
 /// The `docstore` command, runnable in-process: arguments, environment and streams come in,
 /// an exit code goes out; nothing touches the process's own streams.
@@ -25,16 +25,16 @@ public enum DocStore {
         case .success(.help(let path)):
             let width = Terminal.fallbackWidth(environment: environment)
             output.write(CommandHelpRenderer.help(for: path, screenWidth: width) + "\n")
-            return 0
+            return ExitCode.success
         case .success(.version(let version)):
             output.write(version + "\n")
-            return 0
+            return ExitCode.success
         case .success(.run(let parsed)):
             var buffered = BufferedOutput(base: output)
             defer { output = buffered.flushed() }
             do {
                 try execute(parsed, output: &buffered)
-                return 0
+                return ExitCode.success
             } catch let error as DocStoreError {
                 buffered.discard()
                 errors.write(error.description + "\n")
@@ -45,8 +45,8 @@ public enum DocStore {
                 return error.exitCode
             } catch {
                 buffered.discard()
-                errors.write(DocStoreError.failed("\(error)").description + "\n")
-                return DocStoreError.failureCode
+                errors.write(CommandFailure.failed("\(error)").description + "\n")
+                return ExitCode.failure
             }
         }
     }
@@ -70,7 +70,7 @@ public enum DocStore {
             let path = arguments.positional("model") ?? ""
             try ModelCommand(path: path, source: ModelSource.load(path)).run(json: asJSON, output: &output)
         default:
-            throw DocStoreError.failed("no command to run")
+            throw CommandFailure.failed("no command to run")
         }
     }
 

@@ -1,4 +1,4 @@
-import VacationCLI
+import CommandLineKit
 
 /// The `docstore` command table: help, usage lines and usage errors are rendered from it.
 public enum DocStoreCommands {

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import ObjectGraph
 import SQLiteDB
@@ -6,45 +7,21 @@ import SQLiteDB
 ///
 /// The codes are the `vacation` command's: 1 the operation failed, 65 bad input (not a Core
 /// Data store, a malformed model, a model that does not fit the store), 66 no such file or
-/// entity. Usage errors (64) are `CLIUsageError`s.
+/// entity. Usage errors (64) are `CLIUsageError`s. It is the command-line kit's `CommandFailure`,
+/// classified from what the layers below throw by `from(_:path:)`.
 ///
 /// ```swift
 /// throw DocStoreError.noSuchFile("/tmp/missing.sqlite")   // Error: no such file: /tmp/missing.sqlite
 /// ```
-public struct DocStoreError: Error, Equatable, CustomStringConvertible, Sendable {
-    public var message: String
-    /// What to do about it, printed on the next line when there is something to say.
-    public var hint: String?
-    public var exitCode: Int32
+public typealias DocStoreError = CommandFailure
 
-    public init(_ message: String, hint: String? = nil, exitCode: Int32) {
-        self.message = message
-        self.hint = hint
-        self.exitCode = exitCode
-    }
-
-    public var description: String {
-        "Error: \(message)" + (hint.map { "\n" + $0 } ?? "")
-    }
-
-    public static let failureCode: Int32 = 1
-    public static let badInputCode: Int32 = 65
-    public static let noSuchInputCode: Int32 = 66
-
-    static func noSuchFile(_ path: String) -> DocStoreError {
-        DocStoreError("no such file: \(path)", exitCode: noSuchInputCode)
-    }
-
-    static func badInput(_ message: String, hint: String? = nil) -> DocStoreError {
-        DocStoreError(message, hint: hint, exitCode: badInputCode)
-    }
-
-    static func failed(_ message: String, hint: String? = nil) -> DocStoreError {
-        DocStoreError(message, hint: hint, exitCode: failureCode)
+extension CommandFailure {
+    static func noSuchFile(_ path: String) -> CommandFailure {
+        .notFound("no such file: \(path)")
     }
 
     /// Classifies what the lower layers throw.
-    static func from(_ error: any Error, path: String) -> DocStoreError {
+    static func from(_ error: any Error, path: String) -> CommandFailure {
         switch error {
         case let error as DocStoreError:
             return error

@@ -1,5 +1,5 @@
 import Foundation
-import VacationCLI
+import CommandLineKit
 import ObjectGraph
 
 /// `docstore dump PATH [--model M] [--entity E]`: every object as JSON, entity by entity in
@@ -30,7 +30,7 @@ struct DumpCommand {
             guard let entity = model.entity(named: entityName) else {
                 throw DocStoreError("no such entity: \(entityName)",
                                     hint: "The store's entities: " + model.entities.map(\.name).joined(separator: ", "),
-                                    exitCode: DocStoreError.noSuchInputCode)
+                                    exitCode: ExitCode.notFound)
             }
             entities = entity.hierarchy.compactMap { model.entity(number: $0) }
         }

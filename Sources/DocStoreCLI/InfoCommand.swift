@@ -1,6 +1,6 @@
 import Foundation
 import ObjectGraph
-import VacationCLI
+import CommandLineKit
 
 /// `docstore info PATH [--model M] [--json]`: what the store says about itself, and how the
 /// model fits it.

@@ -1,4 +1,4 @@
-import VacationCLI
+import CommandLineKit
 
 // docstore writes JSON with the vacation CLI's ordered writer; these keep its own number style.
 extension JSONValue {

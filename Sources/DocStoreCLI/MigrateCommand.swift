@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import ObjectGraph
 
@@ -15,7 +16,7 @@ struct MigrateCommand {
 
     func run(output: inout some TextOutputStream) throws {
         guard let file = source.file else {
-            throw DocStoreError.badInput("--model must name a model file, not a store")
+            throw CommandFailure.badInput("--model must name a model file, not a store")
         }
         do {
             let statements = try StoreMigrationPlan.statements(forStoreAt: location.storeURL, model: source.model)

@@ -1,6 +1,6 @@
 import Foundation
 import ObjectGraph
-import VacationCLI
+import CommandLineKit
 
 /// `docstore model M [--json]`: a model as loaded — entities with their numbers, tables and
 /// version hashes, and each declared property with its type and where it is stored.

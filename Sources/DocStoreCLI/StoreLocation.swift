@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import ObjectGraph
 import SQLiteDB
@@ -30,7 +31,7 @@ struct StoreLocation {
         if isDirectory.boolValue {
             let store = url.appendingPathComponent("StoreContent").appendingPathComponent("persistentStore")
             guard FileManager.default.fileExists(atPath: store.path) else {
-                throw DocStoreError.badInput("\(path) is a folder but not a Core Data document (no StoreContent/persistentStore)")
+                throw CommandFailure.badInput("\(path) is a folder but not a Core Data document (no StoreContent/persistentStore)")
             }
             storeURL = store
             documentURL = url
@@ -57,12 +58,12 @@ struct StoreLocation {
 
     /// Refuses files that are not SQLite databases with Core Data's bookkeeping tables.
     private static func checkIsStore(_ url: URL, path: String) throws {
-        guard isSQLite(url) else { throw DocStoreError.badInput("\(path) is not a Core Data store (not a SQLite database)") }
+        guard isSQLite(url) else { throw CommandFailure.badInput("\(path) is not a Core Data store (not a SQLite database)") }
         do {
             let connection = try Connection(path: url.path, configuration: .init(
                 readOnly: true, create: false, journalMode: nil, synchronous: nil))
             guard try connection.tableExists("Z_METADATA"), try connection.tableExists("Z_PRIMARYKEY") else {
-                throw DocStoreError.badInput("\(path) is not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables)")
+                throw CommandFailure.badInput("\(path) is not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables)")
             }
         } catch {
             throw DocStoreError.from(error, path: path)
@@ -85,7 +86,7 @@ struct ModelSource {
     static func load(_ path: String) throws -> ModelSource {
         let url = URL(fileURLWithPath: path)
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw DocStoreError("no such model: \(path)", exitCode: DocStoreError.noSuchInputCode)
+            throw DocStoreError("no such model: \(path)", exitCode: ExitCode.notFound)
         }
         if StoreLocation.looksLikeStore(url) {
             return try inferred(from: StoreLocation(path: path))
@@ -115,13 +116,13 @@ struct ModelSource {
             if let inferred { return try StoreCoordinator(readingStoreAt: location.storeURL, inferred: inferred) }
             let plan = try StoreMigrationPlan.statements(forStoreAt: location.storeURL, model: model)
             guard plan.isEmpty else {
-                throw DocStoreError.badInput(
+                throw CommandFailure.badInput(
                     "the store at \(location.path) does not match the model \(file ?? "") (it would need \(plan.count) migration statements)",
                     hint: "Leave out --model to read it with a model inferred from the store, or run 'docstore migrate' on a copy.")
             }
             return try StoreCoordinator(url: location.storeURL, model: model, readOnly: true, journalMode: nil)
         } catch let error as MigrationError {
-            throw DocStoreError.badInput("the store at \(location.path) does not match the model \(file ?? ""): \(error)")
+            throw CommandFailure.badInput("the store at \(location.path) does not match the model \(file ?? ""): \(error)")
         } catch {
             throw DocStoreError.from(error, path: location.path)
         }

@@ -1,5 +1,5 @@
 import Foundation
-import VacationCLI
+import CommandLineKit
 import ObjectGraph
 import SQLiteDB
 

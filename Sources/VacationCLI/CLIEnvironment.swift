@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 
 /// Everything the CLI takes from the world, passed in so that tests can run it in-process:
@@ -40,27 +41,4 @@ public struct CLIEnvironment: Sendable {
         return CLIEnvironment(variables: variables, output: FileDescriptorSink(descriptor: 1), errors: FileDescriptorSink(descriptor: 2),
                               errorsIsTerminal: Terminal.isTerminal(fd: 2), terminalWidth: Terminal.width(fd: 1, environment: variables))
     }
-}
-
-/// A command that failed: the one-line message, an optional hint, and the exit code.
-struct CLIFailure: Error, Equatable {
-    var message: String
-    var hint: String?
-    var exitCode: Int32
-
-    static func usage(_ message: String, hint: String? = nil) -> CLIFailure { CLIFailure(message: message, hint: hint, exitCode: 64) }
-    static func failed(_ message: String, hint: String? = nil) -> CLIFailure { CLIFailure(message: message, hint: hint, exitCode: 1) }
-    static func badFeed(_ message: String, hint: String? = nil) -> CLIFailure { CLIFailure(message: message, hint: hint, exitCode: 65) }
-    static func missing(_ message: String, hint: String? = nil) -> CLIFailure { CLIFailure(message: message, hint: hint, exitCode: 66) }
-    static func busy(_ message: String, hint: String? = nil) -> CLIFailure { CLIFailure(message: message, hint: hint, exitCode: 75) }
-}
-
-/// DESIGN §5's exit codes.
-public enum ExitCode {
-    public static let success: Int32 = 0
-    public static let failure: Int32 = 1
-    public static let usage: Int32 = 64
-    public static let badFeed: Int32 = 65
-    public static let noSuchThing: Int32 = 66
-    public static let busy: Int32 = 75
 }

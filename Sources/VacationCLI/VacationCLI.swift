@@ -1,3 +1,4 @@
+import CommandLineKit
 import Documents
 import Foundation
 import ObjectGraph
@@ -52,21 +53,21 @@ public enum VacationCLI {
     }
 
     /// Turns any error into the message, hint and exit code the contract asks for.
-    static func describe(_ error: Error) -> CLIFailure {
+    static func describe(_ error: Error) -> CommandFailure {
         switch error {
-        case let failure as CLIFailure:
+        case let failure as CommandFailure:
             return failure
         case let error as CLIUsageError:
             return .usage(error.message)
         case let error as DocumentError:
             return describe(error)
         case let error as FeedError:
-            return .badFeed(error.description)
+            return .badInput(error.description)
         case let error as QueryError:
             return .usage(error.description)
         case let error as ImportFailure:
             switch error {
-            case .feed(let feedError): return .badFeed(feedError.description)
+            case .feed(let feedError): return .badInput(feedError.description)
             case .store(let message): return .failed(message)
             }
         default:
@@ -74,7 +75,7 @@ public enum VacationCLI {
         }
     }
 
-    static func describe(_ error: DocumentError) -> CLIFailure {
+    static func describe(_ error: DocumentError) -> CommandFailure {
         let subject: String
         switch error.subject {
         case .document(let name): subject = "vacation \"\(name)\""
@@ -84,10 +85,10 @@ public enum VacationCLI {
         switch error.kind {
         case .notFound:
             if case .backup = error.subject {
-                return .missing("No such \(subject)", hint: "Run 'vacation backups' to see the backups of a vacation.")
+                return .notFound("No such \(subject)", hint: "Run 'vacation backups' to see the backups of a vacation.")
             }
-            if case .path = error.subject { return .missing("No such file or folder: \(subject)") }
-            return .missing("No such \(subject)", hint: "Run 'vacation list' to see your vacations.")
+            if case .path = error.subject { return .notFound("No such file or folder: \(subject)") }
+            return .notFound("No such \(subject)", hint: "Run 'vacation list' to see your vacations.")
         case .invalidName(let reason):
             return .usage("Invalid vacation name \(quoted(error.subject)): \(reason)")
         case .alreadyExists:

@@ -1,6 +1,6 @@
 import DocStoreCLI
 import Foundation
-import VacationCLI
+import CommandLineKit
 
 var output = FileDescriptorOutputStream(fd: STDOUT_FILENO)
 var errors = FileDescriptorOutputStream(fd: STDERR_FILENO)

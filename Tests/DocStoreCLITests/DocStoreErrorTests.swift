@@ -1,3 +1,4 @@
+import CommandLineKit
 @testable import DocStoreCLI
 import Foundation
 import ObjectGraph

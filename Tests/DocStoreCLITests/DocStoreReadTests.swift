@@ -1,3 +1,4 @@
+import CommandLineKit
 import DocStoreCLI
 import Foundation
 import ObjectGraph

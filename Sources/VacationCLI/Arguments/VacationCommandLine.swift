@@ -1,3 +1,4 @@
+import CommandLineKit
 /// One `vacation` command with its arguments, typed.
 public enum VacationCommand: Sendable, Equatable {
     case list

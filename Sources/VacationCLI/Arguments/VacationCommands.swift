@@ -1,3 +1,4 @@
+import CommandLineKit
 /// The `vacation` command table: DESIGN §5, "The CLI contract", as data.
 ///
 /// Scripts depend on this table: change it only by adding. Help, usage lines and usage

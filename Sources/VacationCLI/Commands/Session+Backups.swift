@@ -1,3 +1,4 @@
+import CommandLineKit
 import Documents
 import Foundation
 import ObjectGraph
@@ -62,7 +63,7 @@ extension Session {
         let destination = target ?? info.documentName
         let exists = try library.exists(destination)
         if exists && !force {
-            throw CLIFailure.failed("A vacation \"\(destination)\" already exists",
+            throw CommandFailure.failed("A vacation \"\(destination)\" already exists",
                                     hint: "Give --force to replace it with the backup, or --as NAME to restore under another name.")
         }
         let restored = try library.documents.restore(info, as: destination, replacing: exists, wait: library.wait,

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Documents
 import Foundation
 import ObjectGraph
@@ -11,26 +12,26 @@ extension Session {
         let url = path(argument)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw CLIFailure.missing("No such feed: \(argument)")
+            throw CommandFailure.notFound("No such feed: \(argument)")
         }
         guard !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: url.path) else {
-            throw CLIFailure.missing("Cannot read the feed \(argument): it is a folder or not readable")
+            throw CommandFailure.notFound("Cannot read the feed \(argument): it is a folder or not readable")
         }
         return .file(url)
     }
 
     func importFeeds(_ options: VacationCommand.ImportOptions) throws -> Int32 {
         if options.feeds.filter({ $0 == "-" }).count > 1 {
-            throw CLIFailure.usage("Standard input ('-') can be read only once")
+            throw CommandFailure.usage("Standard input ('-') can be read only once")
         }
         let sources = try options.feeds.map(feedSource)
         var rules = DraftRules(excludedTags: options.excludedTags, defaultPlace: options.place)
         if let places = options.placesFile {
-            if places == "-" && options.feeds.contains("-") { throw CLIFailure.usage("Standard input ('-') can be read only once") }
+            if places == "-" && options.feeds.contains("-") { throw CommandFailure.usage("Standard input ('-') can be read only once") }
             do {
                 try FeedImporter.learnPlaces(from: feedSource(places), into: &rules)
             } catch let error as FeedError {
-                throw CLIFailure.badFeed("\(places): \(error)")
+                throw CommandFailure.badInput("\(places): \(error)")
             }
         }
         let name = try vacationName()
@@ -87,7 +88,7 @@ extension Session {
                 say("Total for \"\(name)\": \(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged, \(report.skipped) skipped")
             }
         }
-        if report.files.contains(where: { if case .feed = $0.failure { true } else { false } }) { return ExitCode.badFeed }
+        if report.files.contains(where: { if case .feed = $0.failure { true } else { false } }) { return ExitCode.badInput }
         return report.hasFailures ? ExitCode.failure : ExitCode.success
     }
 
@@ -116,11 +117,11 @@ extension Session {
         do {
             drafts = try FeedImporter.drafts(ids: valid, in: source, rules: DraftRules())
         } catch let error as FeedError {
-            throw CLIFailure.badFeed("\(feed): \(error)")
+            throw CommandFailure.badInput("\(feed): \(error)")
         }
         let missing = invalid + valid.filter { id in !drafts.contains { $0.id == id } }
         if !missing.isEmpty {
-            throw CLIFailure.missing("No photo \(listed(missing)) in the feed \(feed)",
+            throw CommandFailure.notFound("No photo \(listed(missing)) in the feed \(feed)",
                                      hint: "Nothing was changed.")
         }
         return drafts
@@ -153,7 +154,7 @@ extension Session {
         let present = try Set(context.fetch(FetchRequest<Photo>(predicate: "unique IN %@", valid)).map(\.unique))
         let missing = invalid + valid.filter { !present.contains($0) }
         if !missing.isEmpty {
-            throw CLIFailure.missing("No photo \(listed(missing)) in the vacation \"\(name)\"", hint: "Nothing was changed.")
+            throw CommandFailure.notFound("No photo \(listed(missing)) in the vacation \"\(name)\"", hint: "Nothing was changed.")
         }
         try VacationEditor(context: context, now: environment.now()).unvisit(valid)
         try context.save()
@@ -169,7 +170,7 @@ extension Session {
     func toggle(_ id: String, feed: String) throws -> Int32 {
         let source = try feedSource(feed)
         guard let canonical = FlickrNames.canonicalID(id) else {
-            throw CLIFailure.missing("No photo \(id): a Flickr id is a decimal number", hint: "Nothing was changed.")
+            throw CommandFailure.notFound("No photo \(id): a Flickr id is a decimal number", hint: "Nothing was changed.")
         }
         let name = try vacationName()
         let document = try library.open(name, access: .write, creating: true)
@@ -186,10 +187,10 @@ extension Session {
             do {
                 drafts = try FeedImporter.drafts(ids: [canonical], in: source, rules: DraftRules())
             } catch let error as FeedError {
-                throw CLIFailure.badFeed("\(feed): \(error)")
+                throw CommandFailure.badInput("\(feed): \(error)")
             }
             guard !drafts.isEmpty else {
-                throw CLIFailure.missing("No photo \(canonical) in the feed \(feed)", hint: "Nothing was changed.")
+                throw CommandFailure.notFound("No photo \(canonical) in the feed \(feed)", hint: "Nothing was changed.")
             }
             _ = try editor.visit(drafts)
             outcome = .visited

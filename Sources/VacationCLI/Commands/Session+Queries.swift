@@ -1,3 +1,4 @@
+import CommandLineKit
 import Documents
 import Foundation
 import ObjectGraph
@@ -29,7 +30,7 @@ extension Session {
         let name = try vacationName()
         return try reading(name) { context, _ in
             guard FlickrNames.canonicalID(id) != nil, let photo = try VacationQueries.photo(id: id, in: context) else {
-                throw CLIFailure.missing("No photo \(id) in the vacation \"\(name)\"")
+                throw CommandFailure.notFound("No photo \(id) in the vacation \"\(name)\"")
             }
             if json {
                 emit(Rendering.json(photo))

@@ -1,4 +1,5 @@
 import Testing
+import CommandLineKit
 import VacationCLI
 
 @Suite("Did you mean")

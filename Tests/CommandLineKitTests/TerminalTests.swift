@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Testing
-import VacationCLI
+import CommandLineKit
 
 @Suite("Terminal")
 struct TerminalTests {

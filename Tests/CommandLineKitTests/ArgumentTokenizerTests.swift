@@ -1,5 +1,5 @@
 import Testing
-import VacationCLI
+import CommandLineKit
 
 @Suite("Tokenizer")
 struct ArgumentTokenizerTests {

@@ -109,7 +109,7 @@ public struct TextTable: Sendable, Equatable {
         return Cell(text: kept + ellipsis, width: width + 1)
     }
 
-    static func sanitized(_ text: String) -> String {
+    public static func sanitized(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {

@@ -1,5 +1,5 @@
 import Testing
-import VacationCLI
+import CommandLineKit
 
 /// A clock the test moves by hand.
 final class FakeClock {

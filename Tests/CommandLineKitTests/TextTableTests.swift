@@ -1,5 +1,5 @@
 import Testing
-import VacationCLI
+import CommandLineKit
 
 @Suite("Text tables")
 struct TextTableTests {

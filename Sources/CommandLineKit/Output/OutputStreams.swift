@@ -51,7 +51,8 @@ public final class BufferSink: OutputSink {
 }
 
 /// A `TextOutputStream` over a sink, for code written against streams (the progress bar).
-struct SinkStream: TextOutputStream {
-    let sink: OutputSink
-    mutating func write(_ string: String) { sink.write(string) }
+public struct SinkStream: TextOutputStream {
+    public let sink: OutputSink
+    public init(sink: OutputSink) { self.sink = sink }
+    public mutating func write(_ string: String) { sink.write(string) }
 }

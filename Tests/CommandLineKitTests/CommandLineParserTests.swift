@@ -1,5 +1,5 @@
 import Testing
-import VacationCLI
+import CommandLineKit
 
 /// A small table, independent of `vacation`, for the framework's own rules.
 enum SampleCommands {

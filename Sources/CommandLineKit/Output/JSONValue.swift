@@ -54,7 +54,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         return calendar
     }()
 
-    static func formatDate(_ date: Date) -> String {
+    public static func formatDate(_ date: Date) -> String {
         // Whole seconds, rounded down: a visit at 10:15:00.9 was still at 10:15:00.
         let seconds = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
         let parts = utcCalendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: seconds)

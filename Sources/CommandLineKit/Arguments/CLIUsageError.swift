@@ -40,7 +40,7 @@ public struct CLIUsageError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// `EX_USAGE` from sysexits.h, the code the DESIGN's CLI contract gives usage errors.
-    public var exitCode: Int32 { 64 }
+    public var exitCode: Int32 { ExitCode.usage }
 
     /// The full multi-line text, without a trailing newline.
     public var description: String {
