@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "SQLiteDB", targets: ["SQLiteDB"]),
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "CoreDataFiles", targets: ["CoreDataFiles"]),
         .library(name: "Documents", targets: ["Documents"]),
         .library(name: "Vacations", targets: ["Vacations"]),
         .library(name: "CommandLineKit", targets: ["CommandLineKit"]),
@@ -23,7 +24,10 @@ let package = Package(
         .target(name: "SQLiteDB", dependencies: ["CSQLite"]),
         // Thread-local storage for ObjectGraph's property-wrapper ordinals (C has it; Swift doesn't).
         .target(name: "CObjectGraphSupport"),
-        .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CLibXML2", "CObjectGraphSupport"]),
+        .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CObjectGraphSupport"]),
+        // Core Data's file formats beside the core: model files (.xcdatamodel(d), read with
+        // libxml2), models and summaries inferred from stores.
+        .target(name: "CoreDataFiles", dependencies: ["ObjectGraph", "SQLiteDB", "CLibXML2"]),
         .target(name: "Documents", dependencies: ["ObjectGraph", "SQLiteDB"]),
         .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2"]),
         // What both command-line tools stand on, knowing nothing of vacations or stores: parsing,
@@ -38,7 +42,7 @@ let package = Package(
         .executableTarget(name: "vacation-bench",
                           dependencies: ["Vacations", "Documents", "ObjectGraph", "CSQLite", "TestSupport"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
-        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"],
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "CoreDataFiles", "SQLiteDB", "TestSupport", "vacations-test-helper"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"]),
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
@@ -46,9 +50,9 @@ let package = Package(
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "CommandLineKit", "Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacation"]),
         // Core Data stores and documents from the command line (docstore).
-        .target(name: "DocStoreCLI", dependencies: ["CommandLineKit", "ObjectGraph", "SQLiteDB"]),
+        .target(name: "DocStoreCLI", dependencies: ["CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB"]),
         .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "CommandLineKit"]),
-        .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "CommandLineKit", "ObjectGraph", "SQLiteDB", "TestSupport"]),
+        .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB", "TestSupport"]),
         // Reliability: what each fuzz target checks (shared with the regression tests), the libFuzzer
         // entry points (built with Scripts/fuzz.sh; in a normal build they link and do nothing), and
         // crash, concurrency and hostile-input tests through the real binaries.

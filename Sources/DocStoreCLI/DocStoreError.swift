@@ -1,5 +1,6 @@
 import CommandLineKit
 import Foundation
+import CoreDataFiles
 import ObjectGraph
 import SQLiteDB
 

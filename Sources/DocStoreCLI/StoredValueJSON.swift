@@ -32,6 +32,8 @@ enum StoredValueJSON {
             if let uuid = UUID(stored: value) { return .string(uuid.uuidString) }
         case .binary, .transformable:
             if case .blob(let data) = value { return .string(data.base64EncodedString()) }
+        case .undefined, .objectID:
+            break
         }
         return raw(value)
     }

@@ -1,5 +1,6 @@
 import Documents
 import Foundation
+import CoreDataFiles
 import ObjectGraph
 import Vacations
 

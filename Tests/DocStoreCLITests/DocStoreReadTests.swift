@@ -1,6 +1,7 @@
 import CommandLineKit
 import DocStoreCLI
 import Foundation
+import CoreDataFiles
 import ObjectGraph
 import SQLiteDB
 import Testing

@@ -1,5 +1,6 @@
 @testable import Documents
 import Foundation
+import CoreDataFiles
 import ObjectGraph
 import SQLiteDB
 import Testing

@@ -76,7 +76,7 @@ extension ManagedObject: PredicateKeyValueReadable, PredicateArgument {
             }
         case .date:
             return Date(stored: stored).map(PredicateValue.date) ?? .null
-        case .binary, .transformable, .uuid:
+        case .binary, .transformable, .uuid, .undefined, .objectID:
             return Data(stored: stored).map(PredicateValue.data) ?? .null
         }
     }

@@ -5,6 +5,13 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
     case string, boolean, integer16, integer32, integer64, double, float, decimal, date, binary, uuid, uri
     /// An archived value that this framework reads and writes as raw `Data`.
     case transformable
+    /// Core Data's "Undefined": a transient attribute holding any value, never stored.
+    case undefined
+    /// Core Data's "Object ID": never stored in an entity's table.
+    case objectID
+
+    /// Whether a store can hold the type in a column; the others are for transient attributes.
+    public var isStorable: Bool { self != .undefined && self != .objectID }
 
     /// The column type Core Data declares in its SQLite tables.
     public var sqlType: String {
@@ -14,7 +21,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         case .decimal: "DECIMAL"
         case .date: "TIMESTAMP"
         case .string, .uri: "VARCHAR"
-        case .binary, .transformable, .uuid: "BLOB"
+        case .binary, .transformable, .uuid, .undefined, .objectID: "BLOB"
         }
     }
 
@@ -26,7 +33,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         case .decimal: 2
         case .string: 3
         case .uri: 4
-        case .binary, .transformable, .uuid: 5
+        case .binary, .transformable, .uuid, .undefined, .objectID: 5
         }
     }
 
@@ -46,6 +53,8 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         case .uuid: "UUID"
         case .uri: "URI"
         case .transformable: "Transformable"
+        case .undefined: "Undefined"
+        case .objectID: "Object ID"
         }
     }
 

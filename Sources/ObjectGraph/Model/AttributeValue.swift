@@ -208,7 +208,7 @@ extension URL: AttributePrimitive {
 extension SQLiteValue {
     /// Converts a value to the stored form of `type`, as a dynamically typed setter needs.
     /// Returns nil when the value cannot be represented.
-    static func coerce(_ value: SQLiteValue, to type: AttributeType) -> SQLiteValue? {
+    package static func coerce(_ value: SQLiteValue, to type: AttributeType) -> SQLiteValue? {
         if value.isNull { return .null }
         switch type {
         case .string: return String(stored: value)?.storedValue
@@ -220,6 +220,8 @@ extension SQLiteValue {
         case .binary, .transformable: return Data(stored: value)?.storedValue
         case .uuid: return UUID(stored: value)?.storedValue
         case .uri: return URL(stored: value)?.storedValue
+        // Transient-only types hold whatever they are given.
+        case .undefined, .objectID: return value
         }
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// - a to-one whose destination has subentities gets `Z<n>_<NAME>` for the target's `Z_ENT`;
 /// - a many-to-many gets `Z_<n><NAME>` with `Z_<n><INVERSE>` and `Z_<m><NAME>` columns, named by
 ///   the side with the lower entity number; join column names are unique across the model.
-struct ColumnLayout {
+package struct ColumnLayout {
     struct Key: Hashable {
         let entity: Int
         let property: String
@@ -27,7 +27,7 @@ struct ColumnLayout {
     private(set) var tableColumns: [String: [ObjectModel.Column]] = [:]
     private var joinTableByKey: [Key: ObjectModel.JoinTable] = [:]
 
-    static func tableName(_ rootEntity: String) -> String { "Z" + rootEntity.uppercased() }
+    package static func tableName(_ rootEntity: String) -> String { "Z" + rootEntity.uppercased() }
 
     init(order: [String], number: [String: Int], byName: [String: EntityDescription], chains: [String: [String]]) throws {
         let hasSubentities = Set(byName.values.compactMap(\.parent))

@@ -32,10 +32,21 @@ public struct AttributeDescription: Sendable, Equatable {
     public var isTransient: Bool
     /// The attribute's name in the model it migrates from, when it was renamed.
     public var renamingIdentifier: String?
+    /// Core Data's `versionHashModifier`: changes the version hash without changing the schema.
+    public var versionHashModifier: String?
+    /// Core Data's "Allows External Storage" (large values in files beside the store).
+    public var allowsExternalBinaryDataStorage: Bool
+    /// Core Data's "Preserve After Deletion": the value is kept in persistent history.
+    public var preservesValueInHistoryOnDeletion: Bool
+    /// A derived attribute's expression (`canonical:title`, `tags.@count`), as the model file
+    /// writes it; nil for an ordinary attribute.
+    public var derivationExpression: String?
 
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: SQLiteValue? = nil,
                 isIndexed: Bool = false, isUnique: Bool = false, isTransient: Bool = false,
-                renamingIdentifier: String? = nil) {
+                renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
+                allowsExternalBinaryDataStorage: Bool = false, preservesValueInHistoryOnDeletion: Bool = false,
+                derivationExpression: String? = nil) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
@@ -44,6 +55,10 @@ public struct AttributeDescription: Sendable, Equatable {
         self.isUnique = isUnique
         self.isTransient = isTransient
         self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
+        self.derivationExpression = derivationExpression
     }
 }
 
@@ -68,10 +83,13 @@ public struct RelationshipDescription: Sendable, Equatable {
     /// Most related objects a to-many allows (0: no maximum).
     public var maxCount: Int
     public var renamingIdentifier: String?
+    /// Core Data's `versionHashModifier`.
+    public var versionHashModifier: String?
 
     public init(name: String, destination: String, inverse: String?, isToMany: Bool = false,
                 isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
-                minCount: Int = 0, maxCount: Int = 0, renamingIdentifier: String? = nil) {
+                minCount: Int = 0, maxCount: Int = 0, renamingIdentifier: String? = nil,
+                versionHashModifier: String? = nil) {
         self.name = name
         self.destination = destination
         self.inverse = inverse
@@ -82,6 +100,7 @@ public struct RelationshipDescription: Sendable, Equatable {
         self.minCount = minCount
         self.maxCount = maxCount
         self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
     }
 }
 
@@ -110,6 +129,8 @@ public struct EntityDescription: Sendable {
     public var objectClass: ManagedObject.Type
     /// The entity's name in the model it migrates from, when it was renamed.
     public var renamingIdentifier: String?
+    /// Core Data's `versionHashModifier`.
+    public var versionHashModifier: String?
     /// For classes with property wrappers: the property name of each wrapper, by the order in
     /// which an instance initialises them.
     var wrapperOrder: [String]
@@ -117,7 +138,8 @@ public struct EntityDescription: Sendable {
     public init(name: String, parent: String? = nil, isAbstract: Bool = false,
                 attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
                 uniquenessConstraints: [[String]] = [], indexes: [[String]] = [],
-                objectClass: ManagedObject.Type = ManagedObject.self, renamingIdentifier: String? = nil) {
+                objectClass: ManagedObject.Type = ManagedObject.self, renamingIdentifier: String? = nil,
+                versionHashModifier: String? = nil) {
         self.name = name
         self.parent = parent
         self.isAbstract = isAbstract
@@ -127,6 +149,7 @@ public struct EntityDescription: Sendable {
         self.indexes = indexes
         self.objectClass = objectClass
         self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
         self.wrapperOrder = []
     }
 }

@@ -49,7 +49,7 @@ struct ModelBuilder {
         }
         let columns = try ColumnLayout(order: order, number: number, byName: byName, chains: chains)
 
-        let hashes = EntityVersionHash.hashes(of: descriptions)
+        let hashes = try CoreDataVersionHash.entityHashes(of: descriptions)
         var entities: [Entity] = []
         for name in order {
             guard let description = byName[name], let entityNumber = number[name] else { continue }
@@ -112,8 +112,11 @@ struct ModelBuilder {
     }
 
     private func checkOwnProperties(_ description: EntityDescription) throws {
-        for attribute in description.attributes where attribute.name.isEmpty {
-            throw ModelError("entity \(description.name) has an attribute without a name")
+        for attribute in description.attributes {
+            if attribute.name.isEmpty { throw ModelError("entity \(description.name) has an attribute without a name") }
+            if !attribute.type.isStorable && !attribute.isTransient {
+                throw ModelError("attribute \(description.name).\(attribute.name) has type \(attribute.type.coreDataName), which a SQLite store cannot hold")
+            }
         }
         for relationship in description.relationships {
             if relationship.name.isEmpty { throw ModelError("entity \(description.name) has a relationship without a name") }

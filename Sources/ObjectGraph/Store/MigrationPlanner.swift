@@ -42,7 +42,7 @@ struct MigrationPlanner {
     func plan() throws -> Plan {
         var plan = Plan()
         let schema = StoreSchema(model: model)
-        let recorded = ModelRecord(plist: try recordedModel())
+        let recorded = try recordedModel()
         let oldNumbers = try storedEntityNumbers()
         var renumber: [Int: Int] = [:]
         for entity in model.entities {
@@ -261,10 +261,8 @@ struct MigrationPlanner {
 
     // MARK: Reading the store
 
-    private func recordedModel() throws -> Any? {
-        guard let data = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")?.blobValue,
-              let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any] else { return nil }
-        return plist[ModelRecord.metadataKey].flatMap { PropertyListValue.sendable($0) }
+    private func recordedModel() throws -> ModelRecord? {
+        try StoreMetadata.readIfPresent(connection)?.modelRecord
     }
 
     private func storedEntityNumbers() throws -> [String: Int] {

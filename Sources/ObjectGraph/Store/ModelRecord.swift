@@ -3,18 +3,18 @@ import Foundation
 /// The model a store was last written with, kept in its metadata (`VacationsModel`) so that
 /// migration compares declarations, not guesses. Stores made by Apple's Core Data lack it;
 /// migration then works from the tables alone.
-struct ModelRecord {
-    struct Property: Equatable {
-        var entity: String
-        var name: String
+package struct ModelRecord {
+    package struct Property: Equatable {
+        package var entity: String
+        package var name: String
         /// An attribute type's raw value, or `to-one:<Destination>` / `to-many:<Destination>`.
-        var kind: String
+        package var kind: String
     }
 
-    var entities: [String: (parent: String?, isAbstract: Bool)]
-    var properties: [Property]
+    package var entities: [String: (parent: String?, isAbstract: Bool)]
+    package var properties: [Property]
 
-    init(model: ObjectModel) {
+    package init(model: ObjectModel) {
         var entities: [String: (String?, Bool)] = [:]
         var properties: [Property] = []
         for entity in model.entities {
@@ -31,7 +31,7 @@ struct ModelRecord {
         self.properties = properties
     }
 
-    init?(plist: Any?) {
+    package init?(plist: Any?) {
         guard let dictionary = plist as? [String: any Sendable],
               let entityList = dictionary["entities"] as? [any Sendable],
               let propertyList = dictionary["properties"] as? [any Sendable] else { return nil }
@@ -51,7 +51,7 @@ struct ModelRecord {
         self.properties = properties
     }
 
-    var plist: [String: Any] {
+    package var plist: [String: Any] {
         [
             "entities": entities.keys.sorted().map { name -> [String: Any] in
                 ["name": name, "parent": entities[name]?.parent ?? "", "abstract": entities[name]?.isAbstract ?? false]
@@ -60,9 +60,9 @@ struct ModelRecord {
         ]
     }
 
-    func property(_ entity: String, _ name: String) -> Property? {
+    package func property(_ entity: String, _ name: String) -> Property? {
         properties.first { $0.entity == entity && $0.name == name }
     }
 
-    static let metadataKey = "VacationsModel"
+    package static let metadataKey = "VacationsModel"
 }

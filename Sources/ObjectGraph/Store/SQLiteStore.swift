@@ -47,7 +47,8 @@ final class SQLiteStore {
             busyTimeout: options.busyTimeout))
         try StoreFunctions.register(on: connection)
         if try connection.tableExists("Z_METADATA") {
-            (uuid, metadata) = try Self.readMetadata(connection)
+            let stored = try StoreMetadata(connection: connection)
+            (uuid, metadata) = (stored.uuid, stored.values)
             let plan = options.checksSchema ? try MigrationPlanner(connection: connection, model: model).plan() : .init()
             if !plan.isEmpty {
                 guard !options.readOnly else {
@@ -77,21 +78,6 @@ final class SQLiteStore {
     }
 
     // MARK: Metadata
-
-    private static func readMetadata(_ connection: Connection) throws -> (String, [String: any Sendable]) {
-        let statement = try connection.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
-        guard try statement.step() else { throw StoreError("the store's Z_METADATA table is empty") }
-        let uuid = statement.string(at: 0) ?? ""
-        var metadata: [String: any Sendable] = [:]
-        if let data = statement.data(at: 1), !data.isEmpty {
-            guard let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
-                  let dictionary = plist as? [String: Any] else {
-                throw StoreError("the store's metadata is not a property list")
-            }
-            metadata = dictionary.compactMapValues { PropertyListValue.sendable($0) }
-        }
-        return (uuid, metadata)
-    }
 
     /// Writes `Z_METADATA` keeping every key already there, setting the model's version hashes.
     @discardableResult
@@ -134,8 +120,8 @@ final class SQLiteStore {
 }
 
 /// Converts property-list values (Foundation's `Any`) into `Sendable` values we can keep.
-enum PropertyListValue {
-    static func sendable(_ value: Any) -> (any Sendable)? {
+package enum PropertyListValue {
+    package static func sendable(_ value: Any) -> (any Sendable)? {
         switch value {
         case let value as String: return value
         case let value as Data: return value

@@ -12,21 +12,14 @@ extension StoreCoordinator {
     /// ```
     /// - Throws: `SQLiteError` when the file cannot be read, `StoreError` when it is not a store.
     public convenience init(readingAsIsAt url: URL, model: ObjectModel, busyTimeout: Double = 10) throws {
-        try self.init(url: url, model: model, options: .init(readOnly: true, journalMode: nil, busyTimeout: busyTimeout,
-                                                              checksSchema: false))
+        try self.init(readingAt: url, model: model, busyTimeout: busyTimeout, checksSchema: false)
     }
 
-    /// Opens a store read-only with a model inferred from it: checked against the schema when
-    /// the model regenerates it exactly (so nothing would migrate), as it is otherwise.
-    ///
-    /// ```swift
-    /// let inferred = try StoreModelInference.infer(fromStoreAt: storeURL)
-    /// let context = ObjectContext(coordinator: try StoreCoordinator(readingStoreAt: storeURL, inferred: inferred))
-    /// ```
-    /// - Throws: `SQLiteError` or `StoreError` when the store cannot be opened.
-    public convenience init(readingStoreAt url: URL, inferred: InferredStoreModel, busyTimeout: Double = 10) throws {
-        try self.init(url: url, model: inferred.model, options: .init(
-            readOnly: true, journalMode: nil, busyTimeout: busyTimeout, checksSchema: inferred.matchesStoreExactly))
+    /// Opens a store read-only, comparing its schema with `model` (and refusing one that would
+    /// need migrating) only when `checksSchema`.
+    package convenience init(readingAt url: URL, model: ObjectModel, busyTimeout: Double, checksSchema: Bool) throws {
+        try self.init(url: url, model: model, options: .init(readOnly: true, journalMode: nil, busyTimeout: busyTimeout,
+                                                              checksSchema: checksSchema))
     }
 }
 
@@ -49,5 +42,11 @@ public enum StoreMigrationPlan {
         return try MigrationPlanner(connection: connection, model: model).plan().statements.map { statement in
             statement.values.isEmpty ? statement.sql : statement.sql + " -- " + statement.values.map(\.description).joined(separator: ", ")
         }
+    }
+
+    /// The SQL (without bound values) that migrating the store open on `connection` to `model`
+    /// would run; empty when the store matches.
+    package static func sql(on connection: Connection, model: ObjectModel) throws -> [String] {
+        try MigrationPlanner(connection: connection, model: model).plan().statements.map(\.sql)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import CoreDataFiles
 import ObjectGraph
 
 /// Where a feed comes from: a file, or standard input.

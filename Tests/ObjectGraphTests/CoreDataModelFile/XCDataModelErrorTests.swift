@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import CoreDataFiles
 @testable import ObjectGraph
 
 @Suite("Errors from reading Core Data models")

@@ -1,4 +1,5 @@
 import Foundation
+import CoreDataFiles
 import ObjectGraph
 import SQLiteDB
 import Testing

@@ -1,3 +1,4 @@
+@testable import CoreDataFiles
 import Foundation
 import ObjectGraph
 import SQLiteDB

@@ -1,3 +1,4 @@
+@testable import CoreDataFiles
 @testable import ObjectGraph
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 import SQLiteDB
 
 /// A model inferred from a Core Data store's tables, with where each property came from and
@@ -270,7 +271,7 @@ struct Inference {
     /// What the migration planner would do to the store for `model`; empty when nothing.
     private func schemaDifferences(for model: ObjectModel) -> [String] {
         do {
-            return try MigrationPlanner(connection: connection, model: model).plan().statements.map(\.sql)
+            return try StoreMigrationPlan.sql(on: connection, model: model)
         } catch {
             return ["\(error)"]
         }

@@ -1,5 +1,6 @@
 import CLibXML2
 import Foundation
+import ObjectGraph
 
 /// The first error libxml2 reports while parsing one document.
 private final class FirstError {

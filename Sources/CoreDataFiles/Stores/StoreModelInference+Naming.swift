@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// Turns Core Data's capitalised column names back into property names, as well as a store
 /// without its model allows.

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Core Data's entity version hashes, computed the way Apple's framework computes them, so
-/// a store's `NSStoreModelVersionHashes` can be matched against a model read from XML.
+/// that a store we write records the `NSStoreModelVersionHashes` Core Data expects for the same
+/// model, and a store's recorded hashes can be matched against a model.
 ///
 /// Every hash is SHA-256; integers go in little-endian, strings as UTF-8 without a
 /// terminator, "absent" means nothing is fed in:
@@ -10,49 +11,30 @@ import Foundation
 ///   then the property's `versionHashModifier`.
 /// - **attribute**: property hash (32 bytes), `NSAttributeType` as 32 bits, then one byte 1
 ///   if external binary storage is allowed, one byte 1 if the value is preserved in history
-///   on deletion. A derived attribute hashes only its derivation expression (see below).
+///   on deletion. A derived attribute hashes only its derivation expression.
 /// - **relationship**: property hash, destination entity name, the inverse's name (left out
 ///   when the relationship is its own inverse where it is declared), maxCount and minCount
-///   as 32 bits each, then two bytes 01 00 if ordered.
+///   as 32 bits each (a to-one's maxCount is 1), then two bytes 01 00 if ordered.
 /// - **entity**: name, one byte for abstract, the superentity's hash, the hashes of every
 ///   non-transient attribute and relationship (inherited ones included) sorted by name,
 ///   the entity's `versionHashModifier`, then each uniqueness constraint's property names
 ///   joined by "." in sorted order.
 ///
-/// Checked against real stores written by Apple's Core Data: the BSManagedDocument
-/// `Ebook` entity (framework 407, 2012) and all 26 entities of the MoneyWell store
-/// (framework 977: abstract entities, two levels of inheritance, to-one and to-many
-/// relationships, a self-inverse one, Decimal/Date/Transformable/Integer attributes).
-/// Parts no fixture covers (transient, ordered, modifiers, uniqueness constraints, external
-/// storage, derived attributes) follow the framework's code but are unverified.
+/// Checked against stores written by Apple's Core Data (see ARCHITECTURE.md, "Core Data's
+/// formats"): BSManagedDocument's `Ebook` and all 26 entities of the MoneyWell store.
 ///
 /// ```swift
-/// let model = try XCDataModelReader.read(at: modelURL)
-/// let hashes = try CoreDataVersionHash.entityHashes(in: model)   // == NSStoreModelVersionHashes
+/// let hashes = try CoreDataVersionHash.entityHashes(of: descriptions)   // == NSStoreModelVersionHashes
 /// ```
 public enum CoreDataVersionHash {
-    /// The version hash of one entity of `model` (32 bytes).
+    /// Every entity's version hash by name.
     ///
-    /// - Throws: `XCDataModelError` if the entity, its ancestors or an attribute type is
-    ///   unknown, or the inheritance has a cycle.
-    public static func entityHash(of entity: XCEntity, in model: XCDataModelFile) throws -> Data {
+    /// - Throws: `ModelError` when a parent is missing or entities inherit in a cycle.
+    public static func entityHashes(of descriptions: [EntityDescription]) throws -> [String: Data] {
+        let byName = Dictionary(descriptions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var computed: [String: Data] = [:]
-        return try entityHash(of: entity, in: model, computed: &computed, visiting: [])
-    }
-
-    /// The version hash of the entity named `name`.
-    public static func entityHash(named name: String, in model: XCDataModelFile) throws -> Data {
-        guard let entity = model.entity(named: name) else {
-            throw XCDataModelError(.unknownReference(kind: "version hash", name: name, owner: "model"))
-        }
-        return try entityHash(of: entity, in: model)
-    }
-
-    /// Every entity's version hash by name: what a store's `NSStoreModelVersionHashes` holds.
-    public static func entityHashes(in model: XCDataModelFile) throws -> [String: Data] {
-        var computed: [String: Data] = [:]
-        for entity in model.entities {
-            _ = try entityHash(of: entity, in: model, computed: &computed, visiting: [])
+        for description in descriptions {
+            _ = try entityHash(of: description, byName: byName, computed: &computed, visiting: [])
         }
         return computed
     }
@@ -85,42 +67,38 @@ public enum CoreDataVersionHash {
     }
 
     /// An attribute's version hash.
-    ///
-    /// - Throws: `XCDataModelError.Kind.unknownAttributeType` for a type we have no code for.
-    public static func attributeHash(_ attribute: XCAttribute, entityName: String = "") throws -> Data {
-        guard let typeCode = attribute.attributeTypeCode else {
-            throw XCDataModelError(.unknownAttributeType(entity: entityName, attribute: attribute.name,
-                                                         type: attribute.attributeType))
-        }
-        if attribute.isDerived {
+    public static func attributeHash(_ attribute: AttributeDescription) -> Data {
+        if let expression = attribute.derivationExpression {
             // The framework hashes a derived attribute's NSExpression.predicateFormat and drops
-            // the common part; the XML string equals that format only when written canonically.
+            // the common part; the model file's string equals that format when written canonically.
             var hasher = SHA256()
-            hasher.update(Array((attribute.derivationExpression ?? "").utf8))
+            hasher.update(Array(expression.utf8))
             return Data(hasher.finalize())
         }
         var hasher = SHA256()
         hasher.update(propertyHash(name: attribute.name, isOptional: attribute.isOptional,
                                    isTransient: attribute.isTransient,
                                    versionHashModifier: attribute.versionHashModifier))
-        hasher.update(littleEndian(Int32(truncatingIfNeeded: typeCode)))
+        hasher.update(littleEndian(Int32(truncatingIfNeeded: attribute.type.coreDataTypeCode)))
         if attribute.allowsExternalBinaryDataStorage { hasher.update([1]) }
         if attribute.preservesValueInHistoryOnDeletion { hasher.update([1]) }
         return Data(hasher.finalize())
     }
 
-    /// A relationship's version hash as seen from `entity` (which declares or inherits it).
-    public static func relationshipHash(_ relationship: XCRelationship, of entity: XCEntity,
-                                        in model: XCDataModelFile) -> Data {
+    /// A relationship's version hash as seen from `entity` (which declares or inherits it),
+    /// among the entities `byName`.
+    public static func relationshipHash(_ relationship: RelationshipDescription, of entity: EntityDescription,
+                                        in byName: [String: EntityDescription]) -> Data {
         var hasher = SHA256()
         hasher.update(propertyHash(name: relationship.name, isOptional: relationship.isOptional,
-                                   isTransient: relationship.isTransient,
-                                   versionHashModifier: relationship.versionHashModifier))
-        hasher.update(Array(relationship.destinationEntity.utf8))
-        if let inverse = includedInverseName(of: relationship, of: entity, in: model) {
+                                   isTransient: false, versionHashModifier: relationship.versionHashModifier))
+        hasher.update(Array(relationship.destination.utf8))
+        if let inverse = includedInverseName(of: relationship, of: entity, in: byName) {
             hasher.update(Array(inverse.utf8))
         }
-        hasher.update(littleEndian(Int32(truncatingIfNeeded: relationship.maxCount)))
+        // Our descriptions keep 0 for a to-one's maximum; Core Data's is 1.
+        let maxCount = relationship.isToMany ? relationship.maxCount : 1
+        hasher.update(littleEndian(Int32(truncatingIfNeeded: maxCount)))
         hasher.update(littleEndian(Int32(truncatingIfNeeded: relationship.minCount)))
         if relationship.isOrdered { hasher.update([1, 0]) }
         return Data(hasher.finalize())
@@ -128,30 +106,31 @@ public enum CoreDataVersionHash {
 
     // MARK: - Internals
 
-    private static func entityHash(of entity: XCEntity, in model: XCDataModelFile,
+    private static func entityHash(of entity: EntityDescription, byName: [String: EntityDescription],
                                    computed: inout [String: Data], visiting: [String]) throws -> Data {
         if let known = computed[entity.name] { return known }
         guard !visiting.contains(entity.name) else {
-            throw XCDataModelError(.inheritanceCycle(visiting + [entity.name]))
+            throw ModelError("entities \((visiting + [entity.name]).joined(separator: ", ")) inherit from each other in a cycle")
         }
         var hasher = SHA256()
         hasher.update(Array(entity.name.utf8))
         hasher.update([entity.isAbstract ? 1 : 0])
-        if let parentName = entity.parentEntity {
-            guard let parent = model.entity(named: parentName) else {
-                throw XCDataModelError(.missingParentEntity(entity: entity.name, parent: parentName))
+        if let parentName = entity.parent {
+            guard let parent = byName[parentName] else {
+                throw ModelError("entity \(entity.name) has parent \(parentName), which is not in the model")
             }
-            hasher.update(try entityHash(of: parent, in: model, computed: &computed,
+            hasher.update(try entityHash(of: parent, byName: byName, computed: &computed,
                                          visiting: visiting + [entity.name]))
         }
-        for property in try hashedProperties(of: entity, in: model) {
+        for property in hashedProperties(of: entity, byName: byName) {
             hasher.update(property.hash)
         }
         if let modifier = entity.versionHashModifier {
             hasher.update(Array(modifier.utf8))
         }
-        let constraints = entity.uniquenessConstraints.map { $0.joined(separator: ".") }
-        for constraint in constraints.sorted(by: utf16Precedes) where !constraint.isEmpty {
+        // `unique: true` on an attribute is shorthand for a constraint on it alone.
+        let lists = entity.uniquenessConstraints + entity.attributes.filter(\.isUnique).map { [$0.name] }
+        for constraint in lists.map({ $0.joined(separator: ".") }).sorted(by: utf16Precedes) where !constraint.isEmpty {
             hasher.update(Array(constraint.utf8))
         }
         let hash = Data(hasher.finalize())
@@ -160,20 +139,31 @@ public enum CoreDataVersionHash {
     }
 
     /// Non-transient attributes and relationships, own and inherited, sorted by name.
-    private static func hashedProperties(of entity: XCEntity,
-                                         in model: XCDataModelFile) throws -> [(name: String, hash: Data)] {
+    private static func hashedProperties(of entity: EntityDescription,
+                                         byName: [String: EntityDescription]) -> [(name: String, hash: Data)] {
         var properties: [(name: String, hash: Data)] = []
         var seen: Set<String> = []
-        for owner in [entity] + model.ancestors(of: entity) {
+        for owner in [entity] + ancestors(of: entity, in: byName) {
             for attribute in owner.attributes where !attribute.isTransient && seen.insert(attribute.name).inserted {
-                properties.append((attribute.name, try attributeHash(attribute, entityName: owner.name)))
+                properties.append((attribute.name, attributeHash(attribute)))
             }
-            for relationship in owner.relationships
-            where !relationship.isTransient && seen.insert(relationship.name).inserted {
-                properties.append((relationship.name, relationshipHash(relationship, of: entity, in: model)))
+            for relationship in owner.relationships where seen.insert(relationship.name).inserted {
+                properties.append((relationship.name, relationshipHash(relationship, of: entity, in: byName)))
             }
         }
         return properties.sorted { utf16Precedes($0.name, $1.name) }
+    }
+
+    /// Parent first, then its parent, …; stops at a missing parent or a cycle.
+    static func ancestors(of entity: EntityDescription, in byName: [String: EntityDescription]) -> [EntityDescription] {
+        var result: [EntityDescription] = []
+        var seen: Set<String> = [entity.name]
+        var parentName = entity.parent
+        while let name = parentName, seen.insert(name).inserted, let parent = byName[name] {
+            result.append(parent)
+            parentName = parent.parent
+        }
+        return result
     }
 
     /// The inverse name the framework feeds in, or `nil`.
@@ -182,18 +172,20 @@ public enum CoreDataVersionHash {
     /// the relationship itself. For an inherited relationship it asks the entity that
     /// declares it, so an inherited self-inverse (MoneyWell's `transferSibling` in the
     /// subentities of `Activity`) is left out too.
-    private static func includedInverseName(of relationship: XCRelationship, of entity: XCEntity,
-                                            in model: XCDataModelFile) -> String? {
-        guard let inverse = relationship.inverseName,
-              let destination = model.entity(named: relationship.destinationEntity),
-              ([destination] + model.ancestors(of: destination)).contains(where: {
-                  $0.relationship(named: inverse) != nil
+    private static func includedInverseName(of relationship: RelationshipDescription, of entity: EntityDescription,
+                                            in byName: [String: EntityDescription]) -> String? {
+        guard let inverse = relationship.inverse,
+              let destination = byName[relationship.destination],
+              ([destination] + ancestors(of: destination, in: byName)).contains(where: { owner in
+                  owner.relationships.contains { $0.name == inverse }
               })
         else { return nil }
         guard inverse == relationship.name else { return inverse }
-        if relationship.destinationEntity == entity.name { return nil }
-        let declaring = model.ancestors(of: entity).last { $0.relationship(named: relationship.name) != nil }
-        if let declaring, relationship.destinationEntity == declaring.name { return nil }
+        if relationship.destination == entity.name { return nil }
+        let declaring = ancestors(of: entity, in: byName).last { owner in
+            owner.relationships.contains { $0.name == relationship.name }
+        }
+        if let declaring, relationship.destination == declaring.name { return nil }
         return inverse
     }
 
@@ -204,7 +196,30 @@ public enum CoreDataVersionHash {
     }
 
     /// `NSString.compare(_:)` order for the names models use: by UTF-16 code unit.
-    private static func utf16Precedes(_ left: String, _ right: String) -> Bool {
+    static func utf16Precedes(_ left: String, _ right: String) -> Bool {
         left.utf16.lexicographicallyPrecedes(right.utf16)
+    }
+}
+
+extension AttributeType {
+    /// Core Data's `NSAttributeType` raw value, which version hashes feed in.
+    public var coreDataTypeCode: Int {
+        switch self {
+        case .integer16: 100
+        case .integer32: 200
+        case .integer64: 300
+        case .decimal: 400
+        case .double: 500
+        case .float: 600
+        case .string: 700
+        case .boolean: 800
+        case .date: 900
+        case .binary: 1000
+        case .uuid: 1100
+        case .uri: 1200
+        case .transformable: 1800
+        case .undefined: 0
+        case .objectID: 2000
+        }
     }
 }

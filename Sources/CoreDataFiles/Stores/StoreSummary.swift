@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 import SQLiteDB
 
 /// What a Core Data store says about itself, read without a model: its UUID, metadata,
@@ -47,18 +48,10 @@ public struct StoreSummary: Sendable {
     /// Reads the store open on `connection`.
     public init(connection: Connection) throws {
         let catalog = try StoreCatalog(connection: connection)
-        let statement = try connection.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")
-        guard try statement.step() else { throw StoreError("the store's Z_METADATA table is empty") }
-        uuid = statement.string(at: 0) ?? ""
-        var metadata: [String: any Sendable] = [:]
-        if let data = statement.data(at: 1), !data.isEmpty {
-            guard let dictionary = (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any] else {
-                throw StoreError("the store's metadata is not a property list")
-            }
-            metadata = dictionary.compactMapValues { PropertyListValue.sendable($0) }
-        }
-        self.metadata = metadata
-        versionHashes = (metadata["NSStoreModelVersionHashes"] as? [String: any Sendable])?.compactMapValues { $0 as? Data } ?? [:]
+        let stored = try StoreMetadata(connection: connection)
+        uuid = stored.uuid
+        metadata = stored.values
+        versionHashes = stored.versionHashes
         journalMode = try connection.journalMode()
         hasModelCache = catalog.tables["Z_MODELCACHE"] != nil
 

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 extension XCDataModelReader {
     /// Checks that a model hangs together the way Core Data's model compiler insists on.

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 import SQLiteDB
 
 /// Stores this framework wrote keep a record of their model in their metadata (`ModelRecord`):
@@ -7,10 +8,7 @@ import SQLiteDB
 /// is spelled `Z` + the recorded name in capitals.
 extension Inference {
     static func readRecord(_ connection: Connection) throws -> ModelRecord? {
-        guard let data = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1")?.blobValue,
-              let plist = (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any],
-              let value = plist[ModelRecord.metadataKey] else { return nil }
-        return ModelRecord(plist: PropertyListValue.sendable(value))
+        try StoreMetadata.readIfPresent(connection)?.modelRecord
     }
 
     /// The recorded property behind `column` of a table holding `hierarchy`, if any.

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// Why a Core Data model file could not be read: one line that names the file, the place
 /// and the thing that is wrong.

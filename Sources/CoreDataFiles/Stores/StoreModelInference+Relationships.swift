@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 import SQLiteDB
 
 extension Inference {

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// Where in the file each named thing was declared, so later checks can give a line.
 struct XCDataModelSourceLines: Sendable {

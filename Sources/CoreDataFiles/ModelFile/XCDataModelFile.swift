@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// One version of a Core Data model as Xcode wrote it (`<model>` in a `.xcdatamodel/contents`).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 import SQLiteDB
 
 /// What a Core Data store holds, read from SQLite's catalog and Core Data's bookkeeping

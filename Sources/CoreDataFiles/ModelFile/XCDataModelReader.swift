@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// Reads Core Data models as Xcode saves them: a `.xcdatamodeld` bundle of versions, one
 /// `.xcdatamodel` folder, or the `contents` XML file inside it.
