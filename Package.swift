@@ -38,11 +38,14 @@ let package = Package(
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
         .target(name: "TestSupport", dependencies: ["SQLiteDB"]),
+        // The object graph's test model, shared by its tests and the Core Data files' tests.
+        .target(name: "ObjectGraphTestModels", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport"]),
         // The framework against a raw-SQLite baseline: swift run -c release vacation-bench
         .executableTarget(name: "vacation-bench",
                           dependencies: ["Vacations", "Documents", "ObjectGraph", "CSQLite", "TestSupport"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
-        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "CoreDataFiles", "SQLiteDB", "TestSupport", "vacations-test-helper"],
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphTestModels", "SQLiteDB", "TestSupport", "vacations-test-helper"]),
+        .testTarget(name: "CoreDataFilesTests", dependencies: ["CoreDataFiles", "ObjectGraph", "ObjectGraphTestModels", "SQLiteDB", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"]),
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],

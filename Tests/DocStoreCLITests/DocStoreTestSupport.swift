@@ -24,7 +24,7 @@ func docstore(_ arguments: String..., environment: [String: String] = [:]) -> Do
 enum Fixtures {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("ObjectGraphTests/Fixtures/coredata")
+        .appendingPathComponent("CoreDataFilesTests/Fixtures/coredata")
 
     static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 

@@ -1,3 +1,4 @@
+import ObjectGraphTestModels
 import Foundation
 @testable import ObjectGraph
 import Testing
