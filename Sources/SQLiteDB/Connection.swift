@@ -15,7 +15,7 @@ public final class Connection {
     /// The path as given; `:memory:` for an in-memory database.
     public let path: String
     public let configuration: Configuration
-    private var statementCache: [String: Statement] = [:]
+    private var statementCache = LeastRecentlyUsedCache<String, Statement>(capacity: Connection.statementCacheLimit)
     var savepointDepth = 0
     var traceBox: TraceBox?
     var functionBoxes: [String: FunctionBox] = [:]
@@ -132,18 +132,15 @@ public final class Connection {
     /// Returns this connection's prepared statement for `sql`, preparing it on first use.
     ///
     /// The statement comes back reset; bind every parameter before running it. The cache holds
-    /// at most `statementCacheLimit` statements; a statement a caller still holds stays valid
-    /// when the cache lets go of it.
+    /// at most `statementCacheLimit` statements and lets go of the least recently used first; a
+    /// statement a caller still holds stays valid when the cache lets go of it.
     public func cachedStatement(_ sql: String) throws -> Statement {
-        if let statement = statementCache[sql] {
+        if let statement = statementCache.value(forKey: sql) {
             statement.reset()
             return statement
         }
         let statement = try Statement(connection: self, sql: sql)
-        if statementCache.count >= Self.statementCacheLimit {
-            statementCache.remove(at: statementCache.startIndex)
-        }
-        statementCache[sql] = statement
+        statementCache.insert(statement, forKey: sql)
         return statement
     }
 

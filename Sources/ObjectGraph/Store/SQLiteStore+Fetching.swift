@@ -29,10 +29,9 @@ extension SQLiteStore {
     /// The compiled SQL of a predicate and order, compiled once per store.
     func compiledQuery(entity: Entity, predicate: ObjectPredicate?, sortDescriptors: [ObjectSortDescriptor]) throws -> SQLFetchQuery {
         let key = CompiledQueryKey(entity: entity.number, predicate: predicate, sortDescriptors: sortDescriptors)
-        if let query = compiledQueries[key] { return query }
+        if let query = compiledQueries.value(forKey: key) { return query }
         let query = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, model: model)
-        if compiledQueries.count >= 512 { compiledQueries.removeAll() }
-        compiledQueries[key] = query
+        compiledQueries.insert(query, forKey: key)
         return query
     }
 

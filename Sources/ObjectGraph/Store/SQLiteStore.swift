@@ -18,8 +18,10 @@ final class SQLiteStore {
     /// `Z_METADATA.Z_PLIST` as stored, decoded.
     private(set) var metadata: [String: any Sendable]
     var rowReaders: [String: RowReader] = [:]
-    /// Compiled predicates and orders, so that a repeated fetch does not compile again.
-    var compiledQueries: [CompiledQueryKey: SQLFetchQuery] = [:]
+    /// Compiled predicates and orders, so that a repeated fetch does not compile again; the
+    /// least recently used goes first once `compiledQueryLimit` are kept.
+    var compiledQueries = LeastRecentlyUsedCache<CompiledQueryKey, SQLFetchQuery>(capacity: SQLiteStore.compiledQueryLimit)
+    static let compiledQueryLimit = 512
 
     struct CompiledQueryKey: Hashable {
         var entity: Int
