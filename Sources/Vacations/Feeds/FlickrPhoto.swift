@@ -25,7 +25,8 @@ public struct FlickrPhoto: Sendable, Equatable {
     /// When the photo was taken; Flickr gives a wall-clock time, read here as UTC.
     public var dateTaken: Date?
     public var dateUploaded: Date?
-    /// `nil` when the feed has no geo data (Flickr writes 0,0 with accuracy 0 for that).
+    /// `nil` when the record has no usable geo data; ``emptied`` says when it says "none"
+    /// (Flickr writes 0,0 with accuracy 0 for that), never a point at 0,0.
     public var latitude: Double?
     public var longitude: Double?
     public var imageURL: String?

@@ -141,7 +141,8 @@ struct XMLFeedParser {
             let paged = !attributeNames().isDisjoint(with: UnclaimedResponses.pagingNames)
             let photos = try readPhotoList(into: &sink)
             guard paged || photos > 0 else {
-                throw FeedError.unclaimed(name == "photoset" ? UnclaimedResponses.photosetInfo : UnclaimedResponses.galleryInfo, format: .xml)
+                let info = name == "photoset" ? UnclaimedResponses.photosetInfo : UnclaimedResponses.galleryInfo
+                throw FeedError.unclaimed(info, format: .xml)
             }
             content = content ?? .photos
         case "photo":
