@@ -110,20 +110,18 @@ public struct DraftRules: Sendable {
     /// the rest ``PhotoDraft/unknown``. An owner's user id without a name, and URLs built from
     /// `server` and `secret`, are stand-ins.
     public func draft(from photo: FlickrPhoto) -> PhotoDraft {
-        var unknown: PhotoFields = []
-        func note(_ field: PhotoFields, carried: Bool) {
-            if !(carried && !photo.derived.contains(field)) && !photo.emptied.contains(field) { unknown.insert(field) }
-        }
-        note(.title, carried: photo.title != nil)
-        note(.subtitle, carried: photo.description != nil)
-        note(.owner, carried: photo.ownerName != nil)
-        note(.dateTaken, carried: photo.dateTaken != nil)
-        note(.dateUploaded, carried: photo.dateUploaded != nil)
-        note(.coordinates, carried: photo.latitude != nil && photo.longitude != nil)
-        note(.imageURL, carried: photo.imageURL != nil)
-        note(.thumbnailURL, carried: photo.thumbnailURL != nil)
-        note(.media, carried: photo.media != nil)
-        note(.tags, carried: !photo.tags.isEmpty)
+        // Known: what the record has a value for (built URLs aside), and what it carries empty.
+        var known = photo.emptied
+        if photo.title != nil { known.insert(.title) }
+        if photo.description != nil { known.insert(.subtitle) }
+        if photo.ownerName != nil { known.insert(.owner) }
+        if photo.dateTaken != nil { known.insert(.dateTaken) }
+        if photo.dateUploaded != nil { known.insert(.dateUploaded) }
+        if photo.latitude != nil && photo.longitude != nil { known.insert(.coordinates) }
+        if photo.imageURL != nil && !photo.derived.contains(.imageURL) { known.insert(.imageURL) }
+        if photo.thumbnailURL != nil && !photo.derived.contains(.thumbnailURL) { known.insert(.thumbnailURL) }
+        if photo.media != nil { known.insert(.media) }
+        if !photo.tags.isEmpty { known.insert(.tags) }
         let tags = FlickrNames.tags(photo.tags, excluding: excludedTags).map(FlickrNames.composed)
         var place = photo.derivedPlace.flatMap(FlickrNames.placeName)
         if place == nil, let id = photo.placeID { place = placeNames["place:" + id] }
@@ -134,7 +132,7 @@ public struct DraftRules: Sendable {
             thumbnailURL: photo.thumbnailURL, owner: photo.ownerName ?? photo.owner, dateTaken: photo.dateTaken,
             dateUploaded: photo.dateUploaded, latitude: photo.latitude, longitude: photo.longitude, media: photo.media,
             tags: uniqueInOrder(tags), placeName: place.map(FlickrNames.composed), placeID: photo.placeID,
-            unknown: unknown)
+            unknown: PhotoFields.all.subtracting(known))
     }
 
     private func uniqueInOrder(_ names: [String]) -> [String] {
