@@ -2,7 +2,7 @@ import Foundation
 import Vacations
 
 /// The feed targets' check: any bytes either read as a feed or fail with a one-line
-/// `FeedError`, and whatever reads obeys DESIGN §4's rules once made into drafts.
+/// `FeedError`, and whatever reads obeys ARCHITECTURE.md §3's rules once made into drafts.
 enum FeedChecks {
     static func sniffedFormat(_ data: Data) -> FeedFormat? {
         FlickrFeedReader.sniff(data.prefix(256))

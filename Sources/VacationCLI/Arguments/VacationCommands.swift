@@ -1,5 +1,5 @@
 import CommandLineKit
-/// The `vacation` command table: DESIGN §5, "The CLI contract", as data.
+/// The `vacation` command table: ARCHITECTURE.md §4, "The CLI contract", as data.
 ///
 /// Scripts depend on this table: change it only by adding. Help, usage lines and usage
 /// errors are all rendered from it.

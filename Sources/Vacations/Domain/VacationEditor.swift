@@ -6,7 +6,7 @@ public enum VisitOutcome: String, Sendable, Equatable {
     case added, updated, unchanged
 }
 
-/// Visits and unvisits photos in one context, keeping DESIGN §4's invariants: every tag's
+/// Visits and unvisits photos in one context, keeping ARCHITECTURE.md §3's invariants: every tag's
 /// count equals its photos, no tag or place without photos, one photo per id.
 ///
 /// Set-based: a batch of drafts costs one query for its photos, one for its tags and one for

@@ -1,5 +1,5 @@
 /// The photo fields a Flickr response may or may not carry: what tells "absent" (unknown,
-/// leave the stored value alone) from "present but empty" (clear it), DESIGN §4.
+/// leave the stored value alone) from "present but empty" (clear it), ARCHITECTURE.md §3.
 ///
 /// One member per stored attribute of ``Photo`` that a feed fills; latitude and longitude go
 /// together as ``coordinates``. A photo's place is not here: a record that names no place

@@ -3,7 +3,7 @@ import Foundation
 /// Collects one photo record's fields as they stream past, then builds the photo.
 ///
 /// It also notes which keys the record had, whatever their value, so that the photo tells a
-/// field the response does not carry (unknown) from one it carries empty (DESIGN §4), and which
+/// field the response does not carry (unknown) from one it carries empty (ARCHITECTURE.md §3), and which
 /// containers it had, so that a single `<photo>` can be told to be getInfo's or another kind.
 struct PhotoRecord {
     var rawID: String?

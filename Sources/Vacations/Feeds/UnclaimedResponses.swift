@@ -2,8 +2,8 @@
 /// (``FeedError/Kind-swift.enum/unclaimed``): "a flickr.places.find response (places matching a
 /// search)".
 ///
-/// The importer takes photo lists, single `photos.getInfo` photos and top-places lists (DESIGN
-/// §4). Other responses may look like them — `photos.geo.getLocation` is a `<photo>` too,
+/// The importer takes photo lists, single `photos.getInfo` photos and top-places lists
+/// (ARCHITECTURE.md §3). Other responses may look like them — `photos.geo.getLocation` is a `<photo>` too,
 /// `places.find` is a `<places>` list — and are told apart by what Flickr documents of each.
 enum UnclaimedResponses {
     // A single <photo> without getInfo's structure.

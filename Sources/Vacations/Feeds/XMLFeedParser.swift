@@ -120,7 +120,7 @@ struct XMLFeedParser {
     }
 
     /// One element of `<rsp>`: the kinds the importer takes are read, any other kind is refused
-    /// whole (DESIGN §4), by what Flickr documents of it.
+    /// whole (ARCHITECTURE.md §3), by what Flickr documents of it.
     private mutating func readResponseChild(into sink: inout FeedSink) throws {
         let name = localName
         if failed {

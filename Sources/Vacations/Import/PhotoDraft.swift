@@ -1,6 +1,6 @@
 import Foundation
 
-/// A photo as a feed describes it, with DESIGN §4's rules applied: tags normalised, the place
+/// A photo as a feed describes it, with ARCHITECTURE.md §3's rules applied: tags normalised, the place
 /// name chosen. What visiting writes.
 ///
 /// Absent is unknown, not empty: the fields in ``unknown`` are ones the feed did not carry, and
@@ -84,7 +84,7 @@ public struct PhotoDraft: Sendable, Equatable {
     }
 }
 
-/// Turns feed records into drafts: DESIGN §4's tag and place rules.
+/// Turns feed records into drafts: ARCHITECTURE.md §3's tag and place rules.
 public struct DraftRules: Sendable {
     /// Tags to drop, compared after folding case.
     public var excludedTags: [String]

@@ -4,7 +4,7 @@ import Testing
 @testable import Vacations
 
 /// Re-importing a photo from a response that carries less than the one before: what the
-/// response does not carry stays as it was; what it carries empty is emptied (DESIGN §4).
+/// response does not carry stays as it was; what it carries empty is emptied (ARCHITECTURE.md §3).
 @Suite("Sparse re-imports: absent is unknown, not empty")
 struct SparseImportTests {
     /// Every stored field of a photo, with its tags and place, to compare exactly.

@@ -3,7 +3,7 @@ import Testing
 @testable import Vacations
 
 /// What the readers say of a field a record does not carry (`nil`, not emptied) and of one it
-/// carries empty (`nil`, emptied), and what drafts make of it (DESIGN §4, "Absent is unknown").
+/// carries empty (`nil`, emptied), and what drafts make of it (ARCHITECTURE.md §3, "Absent is unknown").
 @Suite("Absent fields: unknown, not empty")
 struct AbsentFieldTests {
     /// Every field present and empty, written the ways Flickr writes "none".
