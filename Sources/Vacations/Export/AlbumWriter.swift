@@ -147,16 +147,18 @@ struct AlbumWriter {
             try output.write("<circle class=\"point\" cx=\"\(x)\" cy=\"\(y)\" r=\"5\"><title>\(ExportText.html(photo.title))</title></circle>\n")
         }
         try output.write("</g>\n<g class=\"labels\">\n")
-        var labels = 0
-        for place in overview.placeOrder where labels < Self.mapLabelLimit {
+        var placed: [(x: Double, y: Double)] = []
+        for place in overview.placeOrder where placed.count < Self.mapLabelLimit {
             guard let coordinate = overview.places[place]?.coordinate else { continue }
             let (x, y) = frame.point(coordinate)
+            // A label near one already drawn would cover it: the earlier place keeps its label.
+            guard !placed.contains(where: { abs($0.x - x) < 90 && abs($0.y - y) < 16 }) else { continue }
+            placed.append((x, y))
             // Labels stay inside the view box: to the left of points near the right edge.
             let anchor = x > MapFrame.width * 0.75 ? "end" : "start"
             let offset = anchor == "end" ? -8.0 : 8.0
             try output.write("<text x=\"\(MapFrame.oneDecimal(x + offset))\" y=\"\(MapFrame.oneDecimal(y - 6))\" text-anchor=\"\(anchor)\">"
                              + "\(ExportText.html(Self.shortPlace(place)))</text>\n")
-            labels += 1
         }
         try output.write("</g>\n</svg></section>\n")
     }
@@ -166,7 +168,7 @@ struct AlbumWriter {
         guard !overview.trips.isEmpty else { return try output.write("<p>No photo here has a date taken.</p></section>\n") }
         try output.write("<table><thead><tr><th>Trip</th><th>From</th><th>To</th><th>Photos</th><th>Places</th></tr></thead><tbody>\n")
         for (index, trip) in overview.trips.enumerated() {
-            let places = trip.places.map { "<bdi>\(ExportText.html($0))</bdi>" }.joined(separator: ", ")
+            let places = trip.places.map { "<bdi>\(ExportText.html($0))</bdi>" }.joined(separator: "; ")
             try output.write("<tr><td><a href=\"#trip-\(index + 1)\">\(index + 1)</a></td><td>\(Self.timeElement(trip.start))</td>"
                              + "<td>\(Self.timeElement(trip.end))</td><td class=\"number\">\(trip.photos)</td><td>\(places)</td></tr>\n")
         }
@@ -196,7 +198,7 @@ struct AlbumWriter {
             if photo.dateTaken != nil, leftInTrip == 0, tripIndex < overview.trips.count {
                 if tripIndex > 0 { try output.write("</ul></section>\n") }
                 let trip = overview.trips[tripIndex]
-                let places = trip.places.map { "<bdi>\(ExportText.html($0))</bdi>" }.joined(separator: ", ")
+                let places = trip.places.map { "<bdi>\(ExportText.html($0))</bdi>" }.joined(separator: "; ")
                 tripIndex += 1
                 leftInTrip = trip.photos
                 try output.write("<section class=\"trip\" id=\"trip-\(tripIndex)\"><h2>Trip \(tripIndex): \(Self.timeElement(trip.start, day: true))"
