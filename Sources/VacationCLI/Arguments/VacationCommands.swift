@@ -211,7 +211,7 @@ public enum VacationCommands {
 
     static let trips = CommandSpec(
         name: "trips",
-        abstract: "List the trips: photos by date taken, split at long gaps.",
+        abstract: "List the trips: photos by date, split at long gaps.",
         discussion: """
             A gap longer than --gap hours between consecutive photos starts a new trip. \
             Photos without a date taken are left out.
@@ -224,7 +224,7 @@ public enum VacationCommands {
 
     static let export = CommandSpec(
         name: "export",
-        abstract: "Export photos as GeoJSON, KML, GPX, CSV or an HTML album.",
+        abstract: "Export as GeoJSON, KML, GPX, CSV or an HTML album.",
         discussion: """
             geojson, kml and gpx leave out photos without a location; csv keeps them. \
             html writes a static album (index.html, thumbnails) to the folder --to names. \

@@ -120,14 +120,14 @@ struct AlbumWriter {
 
     private func writeMap(_ overview: Overview, _ source: PhotoSource, to output: ExportOutput) throws {
         let frame = MapFrame(bounds: overview.bounds)
-        let width = MapFrame.oneDecimal(MapFrame.width), height = MapFrame.oneDecimal(MapFrame.height)
+        let width = MapFrame.oneDecimal(MapFrame.width), height = MapFrame.oneDecimal(frame.height)
         try output.write("<section id=\"map\"><h2>Itinerary</h2>\n"
                          + "<svg class=\"map\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" "
                          + "aria-labelledby=\"map-title\"><title id=\"map-title\">Map of \(Self.count(overview.located, "photo")) "
                          + "with a location</title>\n<rect class=\"sea\" width=\"\(width)\" height=\"\(height)\"/>\n")
         if overview.located == 0 {
             try output.write("<text class=\"empty\" x=\"\(MapFrame.oneDecimal(MapFrame.width / 2))\" "
-                             + "y=\"\(MapFrame.oneDecimal(MapFrame.height / 2))\">No photo here has a location</text>\n")
+                             + "y=\"\(MapFrame.oneDecimal(frame.height / 2))\">No photo here has a location</text>\n")
         }
         if overview.routePoints >= 2 {
             try output.write("<polyline class=\"route\" points=\"")
@@ -157,7 +157,7 @@ struct AlbumWriter {
             // Labels stay inside the view box: to the left of points near the right edge.
             let anchor = x > MapFrame.width * 0.75 ? "end" : "start"
             let offset = anchor == "end" ? -8.0 : 8.0
-            try output.write("<text x=\"\(MapFrame.oneDecimal(x + offset))\" y=\"\(MapFrame.oneDecimal(y - 6))\" text-anchor=\"\(anchor)\">"
+            try output.write("<text x=\"\(MapFrame.oneDecimal(x + offset))\" y=\"\(MapFrame.oneDecimal(y + 4.5))\" text-anchor=\"\(anchor)\">"
                              + "\(ExportText.html(Self.shortPlace(place)))</text>\n")
         }
         try output.write("</g>\n</svg></section>\n")

@@ -30,30 +30,39 @@ public struct MapBounds: Sendable, Equatable {
 /// shape) to the largest size that fits inside the margin, centred.
 public struct MapFrame: Sendable {
     public static let width = 960.0
-    public static let height = 540.0
+    /// The tallest view box; a wide itinerary gets a lower one, no lower than `minimumHeight`.
+    public static let maximumHeight = 540.0
+    public static let minimumHeight = 240.0
     public static let margin = 36.0
     /// Web Mercator's latitude limit: the projection reaches infinity at the poles.
     static let latitudeLimit = 85.051_128_78
 
+    /// The view box's height for these bounds.
+    public let height: Double
     private let scale: Double
     private let offsetX: Double
     private let offsetY: Double
 
     public init(bounds: MapBounds) {
-        let availableWidth = Self.width - 2 * Self.margin, availableHeight = Self.height - 2 * Self.margin
+        let availableWidth = Self.width - 2 * Self.margin
         guard !bounds.isEmpty else {
+            height = Self.minimumHeight
             scale = 1
             offsetX = Self.width / 2
-            offsetY = Self.height / 2
+            offsetY = Self.minimumHeight / 2
             return
         }
         let spanX = bounds.maximumX - bounds.minimumX, spanY = bounds.maximumY - bounds.minimumY
+        // As tall as the itinerary's shape asks at full width, within the limits.
+        let natural = spanX > 0 ? availableWidth * spanY / spanX + 2 * Self.margin : Self.maximumHeight
+        height = min(max(natural, Self.minimumHeight), Self.maximumHeight)
+        let availableHeight = height - 2 * Self.margin
         // One point (or photos all at one spot) sits in the middle at any scale.
         let fitted = min(spanX > 0 ? availableWidth / spanX : .infinity, spanY > 0 ? availableHeight / spanY : .infinity)
         scale = fitted.isFinite ? fitted : 1
         offsetX = (Self.width - spanX * scale) / 2 - bounds.minimumX * scale
         // SVG's y grows downwards, Mercator's northwards.
-        offsetY = (Self.height - spanY * scale) / 2 + bounds.maximumY * scale
+        offsetY = (height - spanY * scale) / 2 + bounds.maximumY * scale
     }
 
     /// Mercator x (radians of longitude) and y.

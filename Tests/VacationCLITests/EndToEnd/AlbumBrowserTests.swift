@@ -36,7 +36,7 @@ struct AlbumBrowserTests {
             def __init__(self):
                 super().__init__(convert_charrefs=True)
                 self.photos = 0; self.titles = []; self.circles = []; self.images = []; self.scripts = 0
-                self.handlers = []; self.loads = []; self.svgs = 0; self.route = None; self.title = None
+                self.handlers = []; self.loads = []; self.svgs = 0; self.route = None; self.title = None; self.viewBox = []
             def handle_starttag(self, tag, attrs):
                 a = dict(attrs)
                 self.handlers += [k for k, v in attrs if k.startswith('on')]
@@ -47,7 +47,7 @@ struct AlbumBrowserTests {
                 if tag == 'circle': self.circles.append([float(a['cx']), float(a['cy'])])
                 if tag == 'polyline': self.route = len(a.get('points', '').split())
                 if tag == 'img': self.images.append(a.get('src'))
-                if tag == 'svg': self.svgs += 1
+                if tag == 'svg': self.svgs += 1; self.viewBox = [float(v) for v in a.get('viewbox', a.get('viewBox', '')).split()]
             def handle_endtag(self, tag):
                 if tag == 'bdi' and self.title is not None:
                     self.titles.append(self.title); self.title = None
@@ -120,11 +120,16 @@ struct AlbumBrowserTests {
         let located = photos.filter { $0["latitude"] is Double }.count
         let circles = read["circles"] as? [[Double]] ?? []
         #expect(circles.count == located)
-        #expect(circles.allSatisfy { $0.count == 2 && (0...960).contains($0[0]) && (0...540).contains($0[1]) })
-        // The map is fitted with its margin: the westernmost and easternmost points touch the margins' band.
+        let viewBox = read["viewBox"] as? [Double] ?? []
+        #expect(viewBox.count == 4 && viewBox.first == 0 && viewBox.dropFirst().first == 0 && viewBox.dropFirst(2).first == 960)
+        let height = viewBox.last ?? 0
+        #expect((240...540).contains(height))
+        // Fitted with its margin: inside it everywhere, touching it on two opposite sides.
         let xs = circles.map { $0[0] }, ys = circles.map { $0[1] }
-        #expect((xs.min() ?? 0) >= 35.9 && (xs.max() ?? 0) <= 924.1 && (ys.min() ?? 0) >= 35.9 && (ys.max() ?? 0) <= 504.1)
-        #expect(abs((xs.min() ?? 0) - 36) < 0.2 && abs((xs.max() ?? 0) - 924) < 0.2 || abs((ys.min() ?? 0) - 36) < 0.2 && abs((ys.max() ?? 0) - 504) < 0.2)
+        #expect(circles.allSatisfy { $0.count == 2 })
+        #expect((xs.min() ?? 0) >= 35.9 && (xs.max() ?? 0) <= 924.1 && (ys.min() ?? 0) >= 35.9 && (ys.max() ?? 0) <= height - 35.9)
+        #expect(abs((xs.min() ?? 0) - 36) < 0.2 && abs((xs.max() ?? 0) - 924) < 0.2
+                || abs((ys.min() ?? 0) - 36) < 0.2 && abs((ys.max() ?? 0) - (height - 36)) < 0.2)
         #expect(read["route"] as? Int == located)
         let images = read["images"] as? [String] ?? []
         #expect(images.count == 42)
