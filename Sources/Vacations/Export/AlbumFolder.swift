@@ -110,8 +110,21 @@ public final class AlbumFolder {
     public func commit() throws(ExportError) {
         try writeFile(named: Self.markerName, Array("An album written by 'vacation export html'; the next export replaces it.\n".utf8))
         if replacesExisting {
-            guard let renameAt2, renameAt2(AT_FDCWD, staging, AT_FDCWD, destination, renameExchange) == 0 else {
-                throw .system(destination, errno: renameAt2 == nil ? ENOSYS : errno)
+            if let renameAt2, renameAt2(AT_FDCWD, staging, AT_FDCWD, destination, renameExchange) == 0 {
+                // Exchanged: the staging path holds the old album.
+            } else {
+                let code = renameAt2 == nil ? ENOSYS : errno
+                guard code == ENOSYS || code == EINVAL else { throw .system(destination, errno: code) }
+                // No atomic exchange on this file system: park the old album, move the new one in,
+                // and put the old one back if that fails.
+                let parked = staging + ".old"
+                guard rename(destination, parked) == 0 else { throw .system(destination, errno: errno) }
+                guard rename(staging, destination) == 0 else {
+                    let failure = errno
+                    _ = rename(parked, destination)
+                    throw .system(destination, errno: failure)
+                }
+                _ = rename(parked, staging)
             }
         } else if let renameAt2, renameAt2(AT_FDCWD, staging, AT_FDCWD, destination, renameNoReplace) == 0 {
             // In place, and nothing was replaced.

@@ -65,11 +65,25 @@ public struct ExportPhoto: Sendable, Equatable {
 /// but never as a link or an image source.
 public enum WebLink {
     public static func loadable(_ text: String?) -> String? {
-        guard let text, !text.isEmpty, text.count <= 4_096,
-              !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0.properties.isWhitespace
-                  || $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }),
-              let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty else { return nil }
+        guard let text, text.utf8.count <= 4_096 else { return nil }
+        let lowered = text.prefix(8).lowercased()
+        let schemeLength = lowered.hasPrefix("https://") ? 8 : lowered.hasPrefix("http://") ? 7 : 0
+        guard schemeLength > 0 else { return nil }
+        // A host, then the rest: the host ends at the first '/', '?' or '#'.
+        let afterScheme = text.utf8.dropFirst(schemeLength)
+        let host = afterScheme.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        guard !host.isEmpty, !host.contains(UInt8(ascii: "@")) else { return nil }
+        for byte in text.utf8 where byte < 0x80 {
+            // Controls, spaces and the characters a URL never holds unescaped.
+            if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+                || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "`") || byte == UInt8(ascii: "^") || byte == UInt8(ascii: "{")
+                || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "|") { return nil }
+        }
+        if text.utf8.contains(where: { $0 >= 0x80 }),
+           text.unicodeScalars.contains(where: { !$0.isASCII && ($0.properties.isWhitespace || $0.properties.generalCategory == .control
+               || $0.properties.generalCategory == .format) }) {
+            return nil
+        }
         return text
     }
 }

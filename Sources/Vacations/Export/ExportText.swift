@@ -94,6 +94,11 @@ public enum ExportText {
     /// A JSON string literal, escaped as every JSON the CLI prints: quotes, backslashes,
     /// C0 controls, DEL and U+2028/U+2029 escaped; everything else as it is.
     public static func json(_ text: String) -> String {
+        // Most text needs no escape: bytes below 0x20, the quote, the backslash, DEL, and 0xE2
+        // (the lead byte of U+2028 and U+2029) are the only ones that can need one.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
+            return "\"" + text + "\""
+        }
         var output = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -118,7 +118,7 @@ struct ExportTextTests {
         #expect(WebLink.loadable("HTTP://example.com/a?b=1&c=2") == "HTTP://example.com/a?b=1&c=2")
         for bad in [nil, "", "javascript:alert(1)", "data:text/html,<script>", "/etc/passwd", "thumbnails/1.jpg",
                     "https://exa mple.com/", "https://example.com/\u{202E}gpj.exe", "https:///nohost", "file:///etc/passwd",
-                    "https://example.com/\n"] {
+                    "https://example.com/\n", "https://user@evil.example/", "https://example.com/<script>", "ftp://example.com/a.jpg"] {
             #expect(WebLink.loadable(bad) == nil, "\(String(describing: bad))")
         }
     }
