@@ -1,5 +1,4 @@
 import Foundation
-import CoreDataFiles
 import ObjectGraph
 
 /// Where a feed comes from: a file, or standard input.
