@@ -178,9 +178,10 @@ extension ObjectContext {
 
     private func collectLinks(of object: ManagedObject, into payload: inout CommitPayload) {
         for relationship in object.entity.relationships where relationship.isToMany {
-            guard object.toMany[relationship.slot].hasChanges,
-                  case .joinTable(let table, _, _) = relationship.storage else { continue }
-            let isOwner = model.ownsJoinTable(entity: object.entity.number, relationship: relationship.index)
+            guard object.toMany[relationship.slot].hasChanges, let table = model.linkName(of: relationship) else { continue }
+            // A to-many without an inverse is its links' only side.
+            let isOwner = relationship.inverseIndex == nil
+                || model.ownsJoinTable(entity: object.entity.number, relationship: relationship.index)
             // Inverses change together (both objects are marked changed, and are saved, or are
             // deleted, which drops their links anyway): the owning side names every link, so the
             // other side's copy of it need not be hashed into the set again.
