@@ -38,20 +38,19 @@ extension XCDataModelReader {
             guard let composite = compositesByName[name] else {
                 throw fail(.unknownReference(kind: "composite attribute \"\(attribute.name)\"", name: name, owner: owner), at: key)
             }
-            guard !chain.contains(name) else {
-                throw fail(.unknownReference(kind: "composite \"\(chain.joined(separator: " -> "))\"", name: name,
-                                             owner: owner), at: key)
+            if let start = chain.firstIndex(of: name) {
+                throw fail(.compositeCycle(Array(chain[start...]) + [name]), at: key)
             }
-            var names: Set<String> = []
             for element in composite.attributes {
-                guard names.insert(element.name).inserted else {
-                    throw fail(.duplicateName(kind: "composite element", name: "\(name).\(element.name)"),
-                               at: Lines.compositeKey(name))
-                }
                 try checkComposite(of: element, owner: name, key: Lines.compositeKey(name), chain: chain + [name])
             }
         }
         for composite in model.composites {
+            var names: Set<String> = []
+            for element in composite.attributes where !names.insert(element.name).inserted {
+                throw fail(.duplicateName(kind: "composite element", name: "\(composite.name).\(element.name)"),
+                           at: Lines.compositeKey(composite.name))
+            }
             for element in composite.attributes {
                 try checkComposite(of: element, owner: composite.name, key: Lines.compositeKey(composite.name),
                                    chain: [composite.name])

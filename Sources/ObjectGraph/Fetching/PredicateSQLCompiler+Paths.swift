@@ -156,22 +156,22 @@ extension PredicateSQLCompilation {
         var current = start
         var position = 0
         while position < path.count {
-            var key = path[position]
             // A composite's element is one attribute named by its path (`location.latitude`).
-            let entity: Entity?
+            let key: String
             switch current {
-            case .object(let handle): entity = handle.entity
+            case .object(let handle):
+                key = handle.entity.key(in: path, at: &position)
             case .collection(let collection):
-                if case .object(let handle) = collection.element { entity = handle.entity } else { entity = nil }
-            default: entity = nil
-            }
-            if let entity {
-                while entity.compositePaths.contains(key), position + 1 < path.count {
+                if case .object(let handle) = collection.element {
+                    key = handle.entity.key(in: path, at: &position)
+                } else {
+                    key = path[position]
                     position += 1
-                    key += "." + path[position]
                 }
+            default:
+                key = path[position]
+                position += 1
             }
-            position += 1
             switch current {
             case .object(let handle):
                 current = try step(from: handle, key, fullPath: fullPath)

@@ -194,6 +194,19 @@ public final class Entity: Sendable, CustomStringConvertible {
         relationshipIndexes[name].map { relationships[$0] }
     }
 
+    /// The key that starts at `path[position]`, moving `position` past it: a composite's
+    /// element spans several components of a key path (`size`, `inner`, `depth` is the one
+    /// attribute `size.inner.depth`).
+    func key(in path: [String], at position: inout Int) -> String {
+        var key = path[position]
+        while compositePaths.contains(key), position + 1 < path.count {
+            position += 1
+            key += "." + path[position]
+        }
+        position += 1
+        return key
+    }
+
     /// True when `number` is this entity or one of its descendants.
     public func includes(_ number: Int) -> Bool { hierarchy.contains(number) }
 

@@ -19,6 +19,45 @@ enum CoreDataFixtures {
         return url
     }
 
+    /// `Fixtures/coredata-more/<path>` inside the test bundle: real models and stores from other
+    /// projects, one folder per repository (`owner__repo`) with its licence.
+    static func more(_ path: String) throws -> URL {
+        guard let root = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
+            throw Missing(description: "the test bundle has no Fixtures folder")
+        }
+        let url = root.appendingPathComponent("coredata-more").appendingPathComponent(path)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw Missing(description: "no fixture at \(url.path)")
+        }
+        return url
+    }
+
+    /// Every `.xcdatamodel` folder under `Fixtures/coredata-more`, as paths relative to it, sorted.
+    static func moreModelVersions() throws -> [String] {
+        let root = try more("")
+        guard let walker = FileManager.default.enumerator(atPath: root.path) else {
+            throw Missing(description: "cannot list \(root.path)")
+        }
+        var found: [String] = []
+        while let path = walker.nextObject() as? String {
+            if path.hasSuffix(".xcdatamodel") { found.append(path) }
+        }
+        return found.sorted()
+    }
+
+    /// Copies a store file (with its `-wal` and `-shm` when there are any) into `directory`.
+    static func copyStore(_ path: String, to directory: URL) throws -> URL {
+        let source = try more(path)
+        let destination = directory.appendingPathComponent(source.lastPathComponent)
+        for suffix in ["", "-wal", "-shm"] {
+            let file = URL(fileURLWithPath: source.path + suffix)
+            if FileManager.default.fileExists(atPath: file.path) {
+                try FileManager.default.copyItem(at: file, to: URL(fileURLWithPath: destination.path + suffix))
+            }
+        }
+        return destination
+    }
+
     /// Runs `body` with a fresh empty folder that is removed afterwards.
     static func withTemporaryDirectory<Result>(_ body: (URL) throws -> Result) throws -> Result {
         let directory = FileManager.default.temporaryDirectory
