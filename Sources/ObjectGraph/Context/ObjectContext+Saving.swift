@@ -215,6 +215,7 @@ extension ObjectContext {
             registry.removeValue(forKey: object.objectID)
             object.owningContext = nil
         }
+        if !deleted.isEmpty && !model.hiddenKeys.isEmpty { forgetDeletedMembers(Set(deleted.keys)) }
         for object in saved where !object.isDeleted {
             if let version = outcome.versions[object.objectID] { object.version = version }
             if let resolved = outcome.resolved[object.objectID] {
@@ -239,6 +240,18 @@ extension ObjectContext {
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
+    }
+
+    /// A to-many without an inverse has no other side for a delete to clear: the objects that
+    /// listed a deleted member stop listing it (their store rows never held its key).
+    private func forgetDeletedMembers(_ gone: Set<ObjectID>) {
+        for object in registry.values {
+            for relationship in object.entity.relationships where relationship.isToMany && relationship.inverseIndex == nil {
+                if object.toMany[relationship.slot].members?.isDisjoint(with: gone) == false {
+                    object.toMany[relationship.slot].members?.subtract(gone)
+                }
+            }
+        }
     }
 
     private func finishEmptySave() {

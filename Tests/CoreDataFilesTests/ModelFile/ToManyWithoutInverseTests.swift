@@ -215,6 +215,27 @@ struct ToManyWithoutInverseTests {
         }
     }
 
+    @Test("a deleted member leaves the owners that listed it, in the saving context and in contexts that merge")
+    func deletedMember() throws {
+        try CoreDataFixtures.withTemporaryDirectory { directory in
+            let coordinator = try StoreCoordinator(url: directory.appendingPathComponent("G.sqlite"), model: try Self.shelfModel())
+            let context = ObjectContext(coordinator: coordinator)
+            let shelf = try context.insertObject(entityName: "Shelf")
+            let books = try (0..<2).map { _ in try context.insertObject(entityName: "Book") }
+            try shelf.setObjects(books, forKey: "books")
+            try context.save()
+            let watcher = ObjectContext(coordinator: coordinator)
+            watcher.automaticallyMergesChanges = true
+            let watched = try #require(try watcher.fetch(FetchRequest<ManagedObject>(entityName: "Shelf")).first)
+            #expect(try watched.objects(forKey: "books").count == 2)
+            context.delete(books[0])
+            try context.save()
+            #expect(try shelf.objects(forKey: "books").map(\.objectID) == [books[1].objectID])
+            watcher.mergePendingChanges()
+            #expect(try watched.objects(forKey: "books").map(\.objectID) == [books[1].objectID])
+        }
+    }
+
     @Test("a child context's changes reach the store through its parent")
     func childContext() throws {
         try CoreDataFixtures.withTemporaryDirectory { directory in
