@@ -32,19 +32,6 @@ enum CoreDataFixtures {
         return url
     }
 
-    /// Every `.xcdatamodel` folder under `Fixtures/coredata-more`, as paths relative to it, sorted.
-    static func moreModelVersions() throws -> [String] {
-        let root = try more("")
-        guard let walker = FileManager.default.enumerator(atPath: root.path) else {
-            throw Missing(description: "cannot list \(root.path)")
-        }
-        var found: [String] = []
-        while let path = walker.nextObject() as? String {
-            if path.hasSuffix(".xcdatamodel") { found.append(path) }
-        }
-        return found.sorted()
-    }
-
     /// Copies a store file (with its `-wal` and `-shm` when there are any) into `directory`.
     static func copyStore(_ path: String, to directory: URL) throws -> URL {
         let source = try more(path)
