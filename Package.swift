@@ -55,7 +55,8 @@ let package = Package(
         // Core Data stores and documents from the command line (docstore).
         .target(name: "DocStoreCLI", dependencies: ["CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB"]),
         .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "CommandLineKit"]),
-        .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB", "TestSupport"]),
+        .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB", "TestSupport"],
+                    exclude: ["Scripts"]),
         // Reliability: what each fuzz target checks (shared with the regression tests), the libFuzzer
         // entry points (built with Scripts/fuzz.sh; in a normal build they link and do nothing), and
         // crash, concurrency and hostile-input tests through the real binaries.

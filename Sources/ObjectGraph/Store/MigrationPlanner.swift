@@ -41,8 +41,17 @@ struct MigrationPlanner {
 
     func plan() throws -> Plan {
         var plan = Plan()
+        let metadata = try StoreMetadata.readIfPresent(connection)
+        // Core Data's rule: a store whose recorded version hashes are the model's is compatible
+        // with it, whatever our layout rules would write (ordered relationships' order columns,
+        // index names…). A store Apple's Core Data made is then opened as it is; stores this
+        // framework wrote (they carry our model record) are still brought to our layout.
+        if let metadata, metadata.modelRecord == nil, !metadata.versionHashes.isEmpty,
+           metadata.versionHashes == model.versionHashes {
+            return plan
+        }
         let schema = StoreSchema(model: model)
-        let recorded = try recordedModel()
+        let recorded = metadata?.modelRecord
         let oldNumbers = try storedEntityNumbers()
         var renumber: [Int: Int] = [:]
         for entity in model.entities {
@@ -169,6 +178,13 @@ struct MigrationPlanner {
     }
 
     private func renamedColumn(for column: String, entities: [Entity], renumber: [Int: Int]) -> String? {
+        // A to-many without an inverse names its hidden key by its entity's number and its name.
+        for hidden in model.hiddenKeys where hidden.column == column && hidden.table == entities.first?.table {
+            let oldNumber = renumber.first(where: { $0.value == hidden.sourceEntity })?.key ?? hidden.sourceEntity
+            let declaration = model[hidden.sourceEntity].relationship(named: hidden.relationship)?.declaration
+            let old = "Z\(oldNumber)" + (declaration?.renamingIdentifier ?? hidden.relationship).uppercased()
+            if old != column { return old }
+        }
         for entity in entities {
             for attribute in entity.attributes where attribute.column == column && attribute.declaringEntity == entity.number {
                 if let old = attribute.declaration.renamingIdentifier { return "Z" + old.uppercased() }
@@ -260,10 +276,6 @@ struct MigrationPlanner {
     }
 
     // MARK: Reading the store
-
-    private func recordedModel() throws -> ModelRecord? {
-        try StoreMetadata.readIfPresent(connection)?.modelRecord
-    }
 
     private func storedEntityNumbers() throws -> [String: Int] {
         let rows = try connection.rows("SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY") { ($0.string(at: 0) ?? "", $0.int(at: 1)) }

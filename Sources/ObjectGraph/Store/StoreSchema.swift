@@ -35,6 +35,11 @@ struct StoreSchema {
                 result.append((name, "CREATE INDEX \(name) ON \(table) (\(column))"))
             }
         }
+        // A to-many without an inverse: its hidden key is indexed like a to-one's.
+        for hidden in model.hiddenKeys where hidden.table == table {
+            let name = "\(table)_\(hidden.column)_INDEX"
+            result.append((name, "CREATE INDEX \(name) ON \(table) (\(hidden.column))"))
+        }
         if entities.count > 1 {
             let name = "\(table)_Z_ENT_INDEX"
             result.append((name, "CREATE INDEX \(name) ON \(table) (Z_ENT)"))
