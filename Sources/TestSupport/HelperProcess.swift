@@ -87,7 +87,7 @@ public final class HelperProcess: @unchecked Sendable {
 
     /// Waits for an output line that starts with `prefix`, and returns it.
     @discardableResult
-    public func waitForLine(_ prefix: String, timeout: Duration = .seconds(60)) async throws -> String {
+    public func waitForLine(_ prefix: String, timeout: Duration = .seconds(300)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
@@ -98,6 +98,9 @@ public final class HelperProcess: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(5))
         }
+        // A sleep can overshoot the deadline by far when other tests hold every thread of the
+        // cooperative pool: look once more before calling it a timeout.
+        if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
         throw HelperFailure("no \"\(prefix)\" from the helper within \(timeout); output \(outputLines), errors \(standardError)")
     }
 
@@ -117,10 +120,13 @@ public final class HelperProcess: @unchecked Sendable {
     }
 
     /// Waits for the process to end and says how.
-    public func waitForExit(timeout: Duration = .seconds(60)) async throws -> Termination {
+    public func waitForExit(timeout: Duration = .seconds(300)) async throws -> Termination {
         let deadline = ContinuousClock.now + timeout
         while child.isRunning {
-            guard ContinuousClock.now < deadline else { throw HelperFailure("the helper is still running after \(timeout)") }
+            // Checked after the deadline too: a sleep may overshoot it on a starved thread pool.
+            guard ContinuousClock.now < deadline || !child.isRunning else {
+                throw HelperFailure("the helper is still running after \(timeout)")
+            }
             try await Task.sleep(for: .milliseconds(5))
         }
         return child.wait()

@@ -102,7 +102,9 @@ func addEntries(_ texts: [String], to document: ManagedDocument, batch: Int64 = 
 /// on a busy machine work queued on it (an autosave among it) may wait seconds for its turn.
 @MainActor
 /// Generous: main-actor tests of other suites can hold the main actor for seconds on a loaded machine.
-func eventually(timeout: Duration = .seconds(60), _ condition: @MainActor () throws -> Bool) async rethrows -> Bool {
+// The timeout is generous: a condition that holds returns at once, and on a loaded machine the
+// main actor (which autosave and the CLI tests share) can be busy with other tests for a minute.
+func eventually(timeout: Duration = .seconds(300), _ condition: @MainActor () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
