@@ -28,6 +28,8 @@ struct ModelCommand {
             } ?? .null
             let document: JSONValue = .object([
                 ("source", .string(path)),
+                ("origin", .string(source.storeModel?.source.rawValue ?? "file")),
+                ("modelCacheProblem", source.storeModel?.modelCacheProblem.map(JSONValue.text) ?? .null),
                 ("versionIdentifier", .string(model.versionIdentifier)),
                 ("inference", inference),
                 ("entities", .array(model.entities.map { entityJSON($0, in: model) })),
@@ -35,7 +37,7 @@ struct ModelCommand {
             output.write(document.rendered() + "\n")
             return
         }
-        output.write("Model: \(path)" + (source.inferred == nil ? "" : " (inferred from the store)") + "\n")
+        output.write("Model: \(path)" + (source.storeModelDescription.map { " (\($0))" } ?? "") + "\n")
         for entity in model.entities {
             var header = "\(entity.name) (\(entity.number))"
             if let parent = entity.parent.flatMap({ model.entity(number: $0) }) { header += " : \(parent.name)" }
@@ -60,11 +62,11 @@ struct ModelCommand {
                 output.write(table.rendered().split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n") + "\n")
             }
         }
-        if let inferred = source.inferred {
-            output.write("\n" + (inferred.matchesStoreExactly
+        if let storeModel = source.storeModel {
+            output.write("\n" + (storeModel.matchesStoreExactly
                 ? "The store's schema is exactly what this model lays out."
                 : "The store's schema differs from what this model lays out; it is read as it is.") + "\n")
-            for line in inferred.ignored { output.write("Left out: \(line)\n") }
+            for line in storeModel.inferred?.ignored ?? [] { output.write("Left out: \(line)\n") }
         }
     }
 

@@ -21,6 +21,10 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
         case unreadable(reason: String)
         /// libxml2 refused the XML.
         case malformedXML(message: String)
+        /// A compiled model (`.mom`, or the model a store keeps in `Z_MODELCACHE`) that is not a
+        /// well-formed keyed archive of an `NSManagedObjectModel`: truncated, a reference out of
+        /// range or in a cycle, an object of the wrong class, a value of the wrong kind.
+        case malformedArchive(reason: String)
         /// The root element is not `<model>`.
         case unexpectedRootElement(String)
         /// An element lacks an XML attribute it cannot do without.
@@ -74,6 +78,8 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
             return "cannot read the file: \(reason)"
         case .malformedXML(let message):
             return "malformed XML: \(message)"
+        case .malformedArchive(let reason):
+            return "malformed compiled model: \(reason)"
         case .unexpectedRootElement(let name):
             return "the root element is <\(name)>, expected <model>"
         case .missingXMLAttribute(let element, let attribute, let owner):
@@ -105,7 +111,7 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
     private static func shortPath(_ url: URL) -> String {
         let components = url.standardizedFileURL.pathComponents
         if let bundleIndex = components.firstIndex(where: {
-            $0.hasSuffix(".xcdatamodel") || $0.hasSuffix(".xcdatamodeld")
+            $0.hasSuffix(".xcdatamodel") || $0.hasSuffix(".xcdatamodeld") || $0.hasSuffix(".momd")
         }) {
             return components[bundleIndex...].joined(separator: "/")
         }
