@@ -47,8 +47,11 @@ struct KeyedArchive {
         guard top["$archiver"]?.stringValue == "NSKeyedArchiver" else {
             throw fail("not a keyed archive ($archiver is not NSKeyedArchiver)")
         }
-        guard case .integer(let version)? = top["$version"], version == 100_000 else {
-            throw fail("keyed archive version \(top["$version"].map { "\($0)" } ?? "missing"), expected 100000")
+        switch top["$version"] {
+        case .integer(100_000)?: break
+        case .integer(let version)?: throw fail("keyed archive version \(version), expected 100000")
+        case nil: throw fail("no keyed archive version")
+        default: throw fail("the keyed archive version is not an integer")
         }
         guard case .array(let objects)? = top["$objects"], objects.first == .string("$null") else {
             throw fail("no $objects table starting with $null")
