@@ -26,12 +26,19 @@ struct ModelCommand {
                     ("ignored", .array(inferred.ignored.map(JSONValue.text))),
                 ])
             } ?? .null
+            let storeModel: JSONValue = source.storeModel.map { storeModel in
+                .object([
+                    ("source", .string(storeModel.source.rawValue)),
+                    ("modelCacheProblem", storeModel.modelCacheProblem.map(JSONValue.text) ?? .null),
+                    ("matchesStore", .bool(storeModel.matchesStoreExactly)),
+                    ("schemaDifferences", .array(storeModel.schemaDifferences.map(JSONValue.text))),
+                ])
+            } ?? .null
             let document: JSONValue = .object([
                 ("source", .string(path)),
-                ("origin", .string(source.storeModel?.source.rawValue ?? "file")),
-                ("modelCacheProblem", source.storeModel?.modelCacheProblem.map(JSONValue.text) ?? .null),
                 ("versionIdentifier", .string(model.versionIdentifier)),
                 ("inference", inference),
+                ("storeModel", storeModel),
                 ("entities", .array(model.entities.map { entityJSON($0, in: model) })),
             ])
             output.write(document.rendered() + "\n")
