@@ -65,7 +65,23 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
         if let url { location.append(Self.shortPath(url)) }
         if let line { location.append("line \(line)") }
         let suffix = location.isEmpty ? "" : " (\(location.joined(separator: ", ")))"
-        return "Core Data model error: \(summary)\(suffix)"
+        return "Core Data model error: \(Self.oneLine(summary))\(Self.oneLine(suffix))"
+    }
+
+    /// Names in a message come from the file (an archive's class names, an attribute's value):
+    /// control characters and line breaks among them are written as `\u{…}`, so the message
+    /// stays one line.
+    private static func oneLine(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator:
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            default:
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     private var summary: String {

@@ -108,6 +108,12 @@ struct CompiledModelErrorTests {
             try CompiledModelReader.decode(wrongClass.data())
         }
 
+        var controlCharacters = ModelArchiveBuilder()
+        let owner = controlCharacters.entity("Person")
+        controlCharacters.property("NS\nString\u{7}", "name", of: owner, [:])
+        let error = try #require(throws: XCDataModelError.self) { try CompiledModelReader.decode(controlCharacters.data()) }
+        #expect(error.description == "Core Data model error: malformed compiled model: property Person.name is an NS\\u{a}String\\u{7}, not an NSPropertyDescription")
+
         var cycle = ModelArchiveBuilder()
         let first = cycle.entity("First")
         let second = cycle.entity("Second", parent: first)
