@@ -83,9 +83,9 @@ public struct CompiledModelBundle: Sendable, Equatable {
         public var recordedVersionHashes: [String: Data]?
     }
 
-    public var url: URL
-    /// Every `.mom`, names compared as numbers ("Model 2" before "Model 10").
-    public var versions: [Version]
+    public let url: URL
+    /// Every `.mom`, names compared as numbers ("Model 2" before "Model 10"); never empty.
+    public let versions: [Version]
 
     /// The version `NSManagedObjectModel_CurrentVersionName` names.
     public var current: Version {
