@@ -60,11 +60,12 @@ let package = Package(
         // Reliability: what each fuzz target checks (shared with the regression tests), the libFuzzer
         // entry points (built with Scripts/fuzz.sh; in a normal build they link and do nothing), and
         // crash, concurrency and hostile-input tests through the real binaries.
-        .target(name: "FuzzChecks", dependencies: ["Vacations", "VacationCLI", "CommandLineKit", "ObjectGraph"]),
+        .target(name: "FuzzChecks", dependencies: ["Vacations", "VacationCLI", "CommandLineKit", "ObjectGraph", "CoreDataFiles"]),
         .executableTarget(name: "fuzz-xml", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-json", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-predicate", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-arguments", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "fuzz-model", dependencies: ["FuzzChecks"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "CommandLineKit", "Vacations", "ObjectGraph", "SQLiteDB", "TestSupport",
                                                              "vacation", "vacations-test-helper", "vacation-bench"]),
     ],

@@ -76,7 +76,7 @@ public enum DocStore {
 
     private static func modelSource(_ arguments: ParsedArguments, location: StoreLocation) throws -> ModelSource {
         if let path = arguments.value(of: "--model") { return try ModelSource.load(path) }
-        return try ModelSource.inferred(from: location)
+        return try ModelSource.storeModel(of: location)
     }
 }
 

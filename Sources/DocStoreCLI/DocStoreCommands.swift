@@ -10,8 +10,9 @@ public enum DocStoreCommands {
         abstract: "Inspect, dump and migrate Core Data stores and documents.",
         discussion: """
             PATH is a document package (a folder holding StoreContent/persistentStore) or a \
-            store file. Without --model, the model is inferred from the store itself. Reading \
-            never changes the store.
+            store file. Without --model, the store is read with its own model: the one Core \
+            Data keeps in it (Z_MODELCACHE) when that is the model it was written with, else one \
+            inferred from its tables. Reading never changes the store.
             """,
         version: version,
         subcommands: [info, dump, migrate, model, CommandSpec.helpCommand()])
@@ -19,7 +20,7 @@ public enum DocStoreCommands {
     static let path = ArgumentSpec(name: "path", help: "A Core Data document package or store file.")
     static let modelOption = OptionSpec.option(
         "--model", valueName: "model",
-        help: "A Core Data model (.xcdatamodeld, .xcdatamodel or its contents file); inferred from the store when left out.")
+        help: "A Core Data model (.xcdatamodeld, .xcdatamodel, its contents file, .momd or .mom); the store's own when left out.")
     static let json = OptionSpec.flag("--json", help: "Print the result as one JSON document.")
 
     static let info = CommandSpec(
@@ -53,6 +54,6 @@ public enum DocStoreCommands {
     static let model = CommandSpec(
         name: "model",
         abstract: "Show a model as loaded: entities, numbers, tables, columns and version hashes.",
-        arguments: [ArgumentSpec(name: "model", help: "A Core Data model, or a store or document whose model to infer.")],
+        arguments: [ArgumentSpec(name: "model", help: "A Core Data model, or a store or document whose own model to show.")],
         options: [json])
 }

@@ -39,7 +39,7 @@ struct InfoCommand {
                     ("table", .string(entity.table)),
                     ("rows", entity.rows.map { .integer(Int64($0)) } ?? .null),
                     ("versionHash", summary.versionHashes[entity.name].map { .string($0.base64EncodedString()) } ?? .null),
-                    ("modelVersionHash", source.file == nil ? .null
+                    ("modelVersionHash", source.inferred != nil ? .null
                         : source.model.entity(named: entity.name).map { .string($0.versionHash.base64EncodedString()) } ?? .null),
                 ])
             }
@@ -52,9 +52,10 @@ struct InfoCommand {
                 ("journalMode", .string(summary.journalMode)),
                 ("modelCache", .bool(summary.hasModelCache)),
                 ("model", .object([
-                    ("source", .string(source.file ?? "inferred")),
+                    ("source", .string(source.file ?? source.storeModel?.source.rawValue ?? "inferred")),
                     ("matchesStore", .bool(fit.matches)),
-                    ("versionHashesMatch", source.file == nil ? .null : .bool(source.model.versionHashes == summary.versionHashes)),
+                    ("versionHashesMatch", source.inferred != nil ? .null : .bool(source.model.versionHashes == summary.versionHashes)),
+                    ("modelCacheProblem", source.storeModel?.modelCacheProblem.map(JSONValue.text) ?? .null),
                 ])),
                 ("entities", .array(entities)),
             ])
@@ -68,7 +69,7 @@ struct InfoCommand {
             ("Journal mode:", summary.journalMode),
             ("Model:", fit.description),
             ("Version hashes:", hashesDescription(summary)),
-            ("Model cache:", summary.hasModelCache ? "yes (Z_MODELCACHE)" : "no"),
+            ("Model cache:", modelCacheDescription(summary)),
         ]
         for (label, value) in lines {
             output.write(label.padding(toLength: 17, withPad: " ", startingAt: 0) + value + "\n")
@@ -84,10 +85,11 @@ struct InfoCommand {
 
     /// Whether the model matches the store's schema, and a line that says so.
     private func modelFit() throws -> (matches: Bool, description: String) {
-        if let inferred = source.inferred {
-            return inferred.matchesStoreExactly
-                ? (true, "inferred from the store, which it matches exactly")
-                : (false, "inferred from the store, which it reads as it is (\(inferred.schemaDifferences.count) schema differences)")
+        if let storeModel = source.storeModel {
+            let origin = storeModel.source == .modelCache ? "the store's own (Z_MODELCACHE)" : "inferred from the store"
+            return storeModel.matchesStoreExactly
+                ? (true, "\(origin), which it matches exactly")
+                : (false, "\(origin), which it reads as it is (\(storeModel.schemaDifferences.count) schema differences)")
         }
         let file = source.file ?? ""
         do {
@@ -102,10 +104,18 @@ struct InfoCommand {
         }
     }
 
+    /// Whether the store keeps a model cache, and whether it was used and why not.
+    private func modelCacheDescription(_ summary: StoreSummary) -> String {
+        guard summary.hasModelCache else { return "no" }
+        guard let storeModel = source.storeModel else { return "yes (Z_MODELCACHE)" }
+        if storeModel.source == .modelCache { return "yes (Z_MODELCACHE), used" }
+        return "yes (Z_MODELCACHE), not used: " + (storeModel.modelCacheProblem ?? "")
+    }
+
     private func hashesDescription(_ summary: StoreSummary) -> String {
         let count = summary.versionHashes.count
         let recorded = count == 0 ? "none recorded" : "recorded for \(count) \(count == 1 ? "entity" : "entities")"
-        guard source.file != nil else { return recorded }
+        guard source.inferred == nil else { return recorded }
         let differing = source.model.entities.filter { summary.versionHashes[$0.name] != $0.versionHash }.map(\.name)
         let extra = Set(summary.versionHashes.keys).subtracting(source.model.entities.map(\.name))
         if differing.isEmpty && extra.isEmpty { return recorded + ", equal to the model's" }

@@ -5,7 +5,8 @@ import ObjectGraph
 
 /// `docstore model --json`: one document with stable keys. The keys of the first version
 /// (`source`, `versionIdentifier`, `inference`, `entities`, and in each entity `name` … 
-/// `uniquenessConstraints`) keep their place; later ones follow them.
+/// `uniquenessConstraints`) keep their place; later ones (`configurations`, `fetchRequests`,
+/// `storeModel`) follow them.
 extension ModelCommand {
     func jsonDocument() -> JSONValue {
         let model = source.model
@@ -14,6 +15,14 @@ extension ModelCommand {
                 ("matchesStore", .bool(inferred.matchesStoreExactly)),
                 ("schemaDifferences", .array(inferred.schemaDifferences.map(JSONValue.text))),
                 ("ignored", .array(inferred.ignored.map(JSONValue.text))),
+            ])
+        } ?? .null
+        let storeModel: JSONValue = source.storeModel.map { storeModel in
+            .object([
+                ("source", .string(storeModel.source.rawValue)),
+                ("modelCacheProblem", storeModel.modelCacheProblem.map(JSONValue.text) ?? .null),
+                ("matchesStore", .bool(storeModel.matchesStoreExactly)),
+                ("schemaDifferences", .array(storeModel.schemaDifferences.map(JSONValue.text))),
             ])
         } ?? .null
         let file = source.modelFile
@@ -30,6 +39,7 @@ extension ModelCommand {
                 ])
             })),
             ("fetchRequests", .array((file?.fetchRequests ?? []).map(Self.fetchRequestJSON))),
+            ("storeModel", storeModel),
         ])
     }
 

@@ -23,7 +23,7 @@ struct ModelCommand {
             return
         }
         let model = source.model
-        output.write("Model: \(path)" + (source.inferred == nil ? "" : " (inferred from the store)") + "\n")
+        output.write("Model: \(path)" + (source.storeModelDescription.map { " (\($0))" } ?? "") + "\n")
         for entity in model.entities {
             var header = "\(entity.name) (\(entity.number))"
             if let parent = entity.parent.flatMap({ model.entity(number: $0) }) { header += " : \(parent.name)" }
@@ -72,11 +72,11 @@ struct ModelCommand {
             output.write("\nConfiguration \(configuration.name)" + (configuration.usedWithCloudKit ? " (CloudKit)" : "")
                          + ": \(configuration.entityNames.joined(separator: ", "))\n")
         }
-        if let inferred = source.inferred {
-            output.write("\n" + (inferred.matchesStoreExactly
+        if let storeModel = source.storeModel {
+            output.write("\n" + (storeModel.matchesStoreExactly
                 ? "The store's schema is exactly what this model lays out."
                 : "The store's schema differs from what this model lays out; it is read as it is.") + "\n")
-            for line in inferred.ignored { output.write("Left out: \(line)\n") }
+            for line in storeModel.inferred?.ignored ?? [] { output.write("Left out: \(line)\n") }
         }
     }
 

@@ -72,19 +72,22 @@ struct StoreLocation {
     }
 }
 
-/// A model as `--model` or `docstore model` names it: a Core Data model file, or a store or
-/// document whose model is inferred.
+/// A model as `--model` or `docstore model` names it: a Core Data model file (XML or compiled),
+/// or a store or document whose own model is read from its `Z_MODELCACHE` or inferred.
 struct ModelSource {
     let model: ObjectModel
-    /// The model file's path, or nil for a model inferred from a store.
+    /// The model file's path, or nil for a store's own model.
     let file: String?
-    /// The inference, for a model inferred from a store.
-    let inferred: InferredStoreModel?
+    /// For a store's own model: whether it came from the store's cache or was inferred, and why.
+    let storeModel: StoreModel?
     /// The model file as read, for what only the file keeps (configurations, fetched
-    /// properties, fetch request templates, compound indexes); nil for an inferred model.
+    /// properties, fetch request templates, compound indexes); nil for a store's own model.
     var modelFile: XCDataModelFile?
 
-    /// Loads the model file at `path`, or infers the model of the store or document there.
+    /// The inference, for a model inferred from a store.
+    var inferred: InferredStoreModel? { storeModel?.inferred }
+
+    /// Loads the model file at `path`, or finds the model of the store or document there.
     ///
     /// - Throws: `DocStoreError` 66 for a missing path, 65 for a malformed model.
     static func load(_ path: String) throws -> ModelSource {
@@ -93,21 +96,22 @@ struct ModelSource {
             throw DocStoreError("no such model: \(path)", exitCode: ExitCode.notFound)
         }
         if StoreLocation.looksLikeStore(url) {
-            return try inferred(from: StoreLocation(path: path))
+            return try storeModel(of: StoreLocation(path: path))
         }
         do {
             let modelFile = try XCDataModelReader.read(at: url)
-            return ModelSource(model: try ObjectModel(file: modelFile), file: path, inferred: nil, modelFile: modelFile)
+            return ModelSource(model: try ObjectModel(file: modelFile), file: path, storeModel: nil, modelFile: modelFile)
         } catch {
             throw DocStoreError.from(error, path: path)
         }
     }
 
-    /// The model inferred from the store at `location`.
-    static func inferred(from location: StoreLocation) throws -> ModelSource {
+    /// The store's own model: from its `Z_MODELCACHE` when that is the model it was written
+    /// with, else inferred from its tables.
+    static func storeModel(of location: StoreLocation) throws -> ModelSource {
         do {
-            let inference = try StoreModelInference.infer(fromStoreAt: location.storeURL)
-            return ModelSource(model: inference.model, file: nil, inferred: inference)
+            let storeModel = try StoreModel.load(fromStoreAt: location.storeURL)
+            return ModelSource(model: storeModel.model, file: nil, storeModel: storeModel)
         } catch {
             throw DocStoreError.from(error, path: location.path)
         }
@@ -118,18 +122,27 @@ struct ModelSource {
     /// - Throws: `DocStoreError` 65 when the store needs migrating to the model.
     func openForReading(_ location: StoreLocation) throws -> StoreCoordinator {
         do {
-            if let inferred { return try StoreCoordinator(readingStoreAt: location.storeURL, inferred: inferred) }
+            if let storeModel { return try StoreCoordinator(readingStoreAt: location.storeURL, storeModel: storeModel) }
             let plan = try StoreMigrationPlan.statements(forStoreAt: location.storeURL, model: model)
             guard plan.isEmpty else {
                 throw CommandFailure.badInput(
                     "the store at \(location.path) does not match the model \(file ?? "") (it would need \(plan.count) migration statements)",
-                    hint: "Leave out --model to read it with a model inferred from the store, or run 'docstore migrate' on a copy.")
+                    hint: "Leave out --model to read it with the store's own model, or run 'docstore migrate' on a copy.")
             }
             return try StoreCoordinator(url: location.storeURL, model: model, readOnly: true, journalMode: nil)
         } catch let error as MigrationError {
             throw CommandFailure.badInput("the store at \(location.path) does not match the model \(file ?? ""): \(error)")
         } catch {
             throw DocStoreError.from(error, path: location.path)
+        }
+    }
+
+    /// One line on where a store's own model came from.
+    var storeModelDescription: String? {
+        guard let storeModel else { return nil }
+        switch storeModel.source {
+        case .modelCache: return "the store's own, from Z_MODELCACHE"
+        case .inferred: return "inferred from the store (\(storeModel.modelCacheProblem ?? "no usable model cache"))"
         }
     }
 }

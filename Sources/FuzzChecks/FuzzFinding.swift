@@ -26,6 +26,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case predicate
     /// `vacation` command lines through `VacationCommandLine.parse`.
     case arguments
+    /// Compiled Core Data models (`.mom`) and `Z_MODELCACHE` contents through `CompiledModelReader`.
+    case model
 
     /// Runs this target's check on one input.
     ///
@@ -38,6 +40,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .xml, .json: try FeedChecks.check(data, target: self)
         case .predicate: try PredicateChecks.check(data)
         case .arguments: try ArgumentChecks.check(data)
+        case .model: try ModelChecks.check(data)
         }
     }
 
@@ -47,7 +50,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .xml: return FeedChecks.sniffedFormat(data).map { $0 == .xml } ?? true
         case .json: return FeedChecks.sniffedFormat(data).map { $0 != .xml } ?? true
-        case .predicate, .arguments: return true
+        case .predicate, .arguments, .model: return true
         }
     }
 

@@ -55,7 +55,7 @@ struct DocStoreErrorTests {
             (["model", plain.path], "Error: \(plain.path) is not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables)\n"),
             (["dump", document.path, "--model", Fixtures.model2], """
                 Error: the store at \(document.path) does not match the model \(Fixtures.model2) (it would need 4 migration statements)
-                Leave out --model to read it with a model inferred from the store, or run 'docstore migrate' on a copy.
+                Leave out --model to read it with the store's own model, or run 'docstore migrate' on a copy.
 
                 """),
         ]

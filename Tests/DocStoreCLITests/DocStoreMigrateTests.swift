@@ -32,7 +32,7 @@ struct DocStoreMigrateTests {
         #expect(dump.code == 0)
         #expect(dump.output.contains("\n    \"importDate\": \"2013-01-26T12:00:00Z\",\n"))
         let info = docstore("info", document.path, "--model", Fixtures.model2, "--json")
-        #expect(info.output.contains("\"matchesStore\": true,\n    \"versionHashesMatch\": true\n"))
+        #expect(info.output.contains("\"matchesStore\": true,\n    \"versionHashesMatch\": true,\n"))
     }
 
     @Test("a model the store cannot migrate to lightweight fails with 1 and leaves the store alone")

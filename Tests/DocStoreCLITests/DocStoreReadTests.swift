@@ -51,7 +51,8 @@ struct DocStoreReadTests {
               "model": {
                 "source": "\(Fixtures.model1)",
                 "matchesStore": true,
-                "versionHashesMatch": true
+                "versionHashesMatch": true,
+                "modelCacheProblem": null
               },
               "entities": [
                 {
@@ -244,31 +245,50 @@ struct DocStoreReadTests {
                 }
               ],
               "configurations": [],
-              "fetchRequests": []
+              "fetchRequests": [],
+              "storeModel": null
             }
 
             """, errors: ""))
     }
 
-    @Test("model of a store shows the inferred model, how it fits, and the MoneyWell join tables")
-    func inferredModel() throws {
+    @Test("model of a store shows the store's own model from Z_MODELCACHE, how it fits, and the MoneyWell join tables")
+    func storeModel() throws {
         let directory = try TemporaryDirectory()
         let store = try Fixtures.moneyWellStore(in: directory)
         let run = docstore("model", store.path)
         #expect(run.code == 0 && run.errors == "")
-        #expect(run.output.hasPrefix("Model: \(store.path) (inferred from the store)\n\nAccount (1), table ZACCOUNT, version hash "))
+        #expect(run.output.hasPrefix("Model: \(store.path) (the store's own, from Z_MODELCACHE)\n\nAccount (1), table ZACCOUNT, version hash "))
         #expect(run.output.contains("\nEvent (6) : ScheduledTransaction, table ZACTIVITY, version hash "))
         let lines = run.output.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
         #expect(lines.contains("tags to-many Tag (inverse activities) Z_3TAGS"))
         #expect(lines.contains("tags to-many Tag (inverse bucketTransfers) Z_12TAGS"))
-        #expect(lines.contains("splitparent to-one Activity ZSPLITPARENT + Z3_SPLITPARENT"))
+        #expect(lines.contains("splitParent to-one Activity (inverse splits) ZSPLITPARENT + Z3_SPLITPARENT"))
+        #expect(lines.contains("includeInCashFlow Boolean = true ZINCLUDEINCASHFLOW"))
         #expect(run.output.hasSuffix("\nThe store's schema is exactly what this model lays out.\n"))
         let json = docstore("model", store.path, "--json")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
-        let inference = try #require(document["inference"] as? [String: Any])
-        #expect(inference["matchesStore"] as? Bool == true)
-        #expect((inference["schemaDifferences"] as? [Any])?.isEmpty == true)
+        #expect(document["inference"] is NSNull)
+        let storeModel = try #require(document["storeModel"] as? [String: Any])
+        #expect(storeModel["source"] as? String == "modelCache")
+        #expect(storeModel["modelCacheProblem"] is NSNull)
+        #expect(storeModel["matchesStore"] as? Bool == true)
+        #expect((storeModel["schemaDifferences"] as? [Any])?.isEmpty == true)
         #expect((document["entities"] as? [Any])?.count == 26)
+    }
+
+    @Test("model of a store without a model cache shows the inferred model and says why it was inferred")
+    func inferredModel() throws {
+        let directory = try TemporaryDirectory()
+        let document = try Fixtures.ebookDocument(in: directory)
+        let run = docstore("model", document.path)
+        #expect(run.code == 0 && run.errors == "")
+        #expect(run.output.hasPrefix("Model: \(document.path) (inferred from the store (the store keeps no model cache (Z_MODELCACHE)))\n\nEbook (1)"))
+        let json = docstore("model", document.path, "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let inference = try #require(object["inference"] as? [String: Any])
+        #expect(inference["matchesStore"] as? Bool == true)
+        #expect((object["storeModel"] as? [String: Any])?["source"] as? String == "inferred")
     }
 
     @Test("reading leaves every store file byte for byte as it was", arguments: ["info", "dump", "model"])

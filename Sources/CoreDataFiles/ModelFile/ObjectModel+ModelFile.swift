@@ -4,10 +4,12 @@ import SQLiteDB
 
 extension ObjectModel {
     /// Loads a model from a Core Data model file: a `.xcdatamodeld` folder (its current
-    /// version), a `.xcdatamodel` folder or its `contents` file.
+    /// version), a `.xcdatamodel` folder or its `contents` file, or a compiled model (a `.mom`
+    /// file, or a `.momd` folder's current version).
     ///
     /// ```swift
     /// let model = try ObjectModel(contentsOf: URL(fileURLWithPath: "Model.xcdatamodeld"))
+    /// let compiled = try ObjectModel(contentsOf: URL(fileURLWithPath: "App.app/Model.momd"))
     /// ```
     /// - Throws: `XCDataModelError` for an unreadable file, `ModelError` for a model we cannot use.
     public convenience init(contentsOf url: URL) throws {

@@ -21,6 +21,10 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
         case unreadable(reason: String)
         /// libxml2 refused the XML.
         case malformedXML(message: String)
+        /// A compiled model (`.mom`, or the model a store keeps in `Z_MODELCACHE`) that is not a
+        /// well-formed keyed archive of an `NSManagedObjectModel`: truncated, a reference out of
+        /// range or in a cycle, an object of the wrong class, a value of the wrong kind.
+        case malformedArchive(reason: String)
         /// The root element is not `<model>`.
         case unexpectedRootElement(String)
         /// An element lacks an XML attribute it cannot do without.
@@ -63,7 +67,23 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
         if let url { location.append(Self.shortPath(url)) }
         if let line { location.append("line \(line)") }
         let suffix = location.isEmpty ? "" : " (\(location.joined(separator: ", ")))"
-        return "Core Data model error: \(summary)\(suffix)"
+        return "Core Data model error: \(Self.oneLine(summary))\(Self.oneLine(suffix))"
+    }
+
+    /// Names in a message come from the file (an archive's class names, an attribute's value):
+    /// control characters and line breaks among them are written as `\u{…}`, so the message
+    /// stays one line.
+    private static func oneLine(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator:
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            default:
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     private var summary: String {
@@ -76,6 +96,8 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
             return "cannot read the file: \(reason)"
         case .malformedXML(let message):
             return "malformed XML: \(message)"
+        case .malformedArchive(let reason):
+            return "malformed compiled model: \(reason)"
         case .unexpectedRootElement(let name):
             return "the root element is <\(name)>, expected <model>"
         case .missingXMLAttribute(let element, let attribute, let owner):
@@ -109,7 +131,7 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
     private static func shortPath(_ url: URL) -> String {
         let components = url.standardizedFileURL.pathComponents
         if let bundleIndex = components.firstIndex(where: {
-            $0.hasSuffix(".xcdatamodel") || $0.hasSuffix(".xcdatamodeld")
+            $0.hasSuffix(".xcdatamodel") || $0.hasSuffix(".xcdatamodeld") || $0.hasSuffix(".momd")
         }) {
             return components[bundleIndex...].joined(separator: "/")
         }

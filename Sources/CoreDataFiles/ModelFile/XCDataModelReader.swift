@@ -17,11 +17,15 @@ import ObjectGraph
 /// ```
 public enum XCDataModelReader {
     /// The current model version of a `.xcdatamodeld`, or the model of a `.xcdatamodel`
-    /// folder or of a `contents` file.
+    /// folder or of a `contents` file; compiled models (`.mom`, `.momd`) are read by
+    /// `CompiledModelReader` into the same values.
     ///
-    /// - Throws: `XCDataModelError` when the path holds no model, the XML is malformed, or
-    ///   the model contradicts itself (see `validate(_:url:)`).
+    /// - Throws: `XCDataModelError` when the path holds no model, the XML or archive is
+    ///   malformed, or the model contradicts itself (see `validate(_:url:)`).
     public static func read(at url: URL) throws -> XCDataModelFile {
+        if CompiledModelReader.isCompiledModel(url) {
+            return try CompiledModelReader.read(at: url)
+        }
         let contents = try contentsFile(for: url)
         let data: Data
         do {

@@ -9,7 +9,10 @@ import Foundation
 /// - a name already used in the table gets a number (`ZACCOUNT1`);
 /// - a to-one whose destination has subentities gets `Z<n>_<NAME>` for the target's `Z_ENT`;
 /// - a many-to-many gets `Z_<n><NAME>` with `Z_<n><INVERSE>` and `Z_<m><NAME>` columns, named by
-///   the side with the lower entity number; join column names are unique across the model;
+///   the side whose entity has subentities, else the side with the lower entity number (Photos'
+///   `Z_25ALBUMLISTS` for GenericAlbum.albumLists ↔ AlbumList.albums, MoneyWell's `Z_3TAGS`); join
+///   column names are unique across the model, except a relationship that is its own inverse,
+///   whose second column is `REFLEXIVE` (Photos' `Z_45MERGECANDIDATES`);
 /// - a to-many without an inverse gets a hidden key column in the destination's table,
 ///   `Z<n><NAME>` (`n` the number of the entity declaring it), after every other integer column
 ///   of that table (Core Data adds it once all properties have their columns);
@@ -147,12 +150,15 @@ package struct ColumnLayout {
                       let inverse = ColumnLayout.declaredRelationship(inverseName, from: relationship.destination, byName: byName, chains: chains),
                       inverse.relationship.isToMany,
                       let otherNumber = number[inverse.declaringEntity] else { continue }
-                let isOwner = ownNumber < otherNumber || (ownNumber == otherNumber && relationship.name <= inverseName)
+                let ownRank = (hasSubentities.contains(name) ? 0 : 1, ownNumber)
+                let otherRank = (hasSubentities.contains(inverse.declaringEntity) ? 0 : 1, otherNumber)
+                let isOwner = ownRank < otherRank || (ownNumber == otherNumber && relationship.name <= inverseName)
                 guard isOwner else { continue }
+                let isReflexive = ownNumber == otherNumber && relationship.name == inverseName
                 let table = ObjectModel.JoinTable(
                     name: "Z_\(ownNumber)" + relationship.name.uppercased(),
                     sourceColumn: claimJoinColumn("Z_\(ownNumber)" + inverseName.uppercased()),
-                    destinationColumn: claimJoinColumn("Z_\(otherNumber)" + relationship.name.uppercased()),
+                    destinationColumn: isReflexive ? "REFLEXIVE" : claimJoinColumn("Z_\(otherNumber)" + relationship.name.uppercased()),
                     sourceEntity: ownNumber, relationship: relationship.name)
                 joinTables.append(table)
                 joinTableByKey[Key(ownNumber, relationship.name)] = table

@@ -255,7 +255,10 @@ struct ModelBuilder {
         if let back = inverse.inverse, back != relationship.name {
             throw ModelError("relationship \(relationship.destination).\(inverseName) is the inverse of \(entity).\(relationship.name) but names \(back) as its inverse")
         }
-        if inverse.destination != declaringName, (try? ancestry(of: entity))?.contains(inverse.destination) != true {
+        // Core Data lets the inverse point at the declaring entity, an ancestor, or a subentity
+        // (Photos: GenericAsset.extendedAttributes has the inverse ExtendedAttributes.asset → Asset).
+        if inverse.destination != declaringName, (try? ancestry(of: entity))?.contains(inverse.destination) != true,
+           (try? ancestry(of: inverse.destination))?.contains(declaringName) != true {
             throw ModelError("relationship \(relationship.destination).\(inverseName) points to \(inverse.destination), not back to \(entity)")
         }
         return index
