@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A `vacations-test-helper` process: started with arguments, its output read line by line on a
 /// thread of its own (so that it never blocks on a full pipe), signalled, waited for.
@@ -14,7 +14,7 @@ public final class HelperProcess: @unchecked Sendable {
     // through the mutexes.
     private let child: Spawn
     private let inputWriter: Int32
-    private let inputClosed = Mutex(false)
+    private let inputClosed = Locked(false)
     private let shared = Shared()
 
     public typealias Termination = Spawn.Termination
@@ -81,8 +81,8 @@ public final class HelperProcess: @unchecked Sendable {
 
     /// What the reader threads fill in.
     private final class Shared: Sendable {
-        let lines = Mutex<[String]>([])
-        let errorText = Mutex<String>("")
+        let lines = Locked<[String]>([])
+        let errorText = Locked<String>("")
     }
 
     /// Waits for an output line that starts with `prefix`, and returns it.
