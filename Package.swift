@@ -36,6 +36,7 @@ let package = Package(
         .executableTarget(name: "vacation-bench",
                           dependencies: ["Vacations", "Documents", "ObjectGraph", "CSQLite", "TestSupport"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper", "Locking"]),
