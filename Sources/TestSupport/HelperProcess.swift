@@ -11,7 +11,7 @@ import Locking
 /// ```
 public final class HelperProcess: @unchecked Sendable {
     // The child and the pipe ends are set up in init and only read afterwards; output goes
-    // through the mutexes.
+    // through the locks.
     private let child: Spawn
     private let inputWriter: Int32
     private let inputClosed = Locked(false)
@@ -98,6 +98,9 @@ public final class HelperProcess: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(5))
         }
+        // A waiter that the machine left asleep past the deadline (a loaded host, a sanitizer
+        // build, every thread busy with other tests) looks once more: a line that came is no failure.
+        if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
         throw HelperFailure("no \"\(prefix)\" from the helper within \(timeout); output \(outputLines), errors \(standardError)")
     }
 
