@@ -22,32 +22,35 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
         .target(name: "SQLiteDB", dependencies: ["CSQLite"]),
+        // Locked<Value>: shared state behind a pthread mutex, which ThreadSanitizer models (it does not model Mutex).
+        .target(name: "Locking"),
         // Thread-local storage for ObjectGraph's property-wrapper ordinals (C has it; Swift doesn't).
         .target(name: "CObjectGraphSupport"),
-        .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CObjectGraphSupport"]),
+        .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CObjectGraphSupport", "Locking"]),
         // Core Data's file formats beside the core: model files (.xcdatamodel(d), read with
         // libxml2), models and summaries inferred from stores.
         .target(name: "CoreDataFiles", dependencies: ["ObjectGraph", "SQLiteDB", "CLibXML2"]),
-        .target(name: "Documents", dependencies: ["ObjectGraph", "SQLiteDB"]),
+        .target(name: "Documents", dependencies: ["ObjectGraph", "SQLiteDB", "Locking"]),
         .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2"]),
         // What both command-line tools stand on, knowing nothing of vacations or stores: parsing,
         // help, usage errors, exit codes, JSON, tables, display width, terminal and progress.
-        .target(name: "CommandLineKit"),
+        .target(name: "CommandLineKit", dependencies: ["Locking"]),
         .target(name: "VacationCLI", dependencies: ["CommandLineKit", "Vacations", "Documents", "ObjectGraph"]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit"]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
-        .target(name: "TestSupport", dependencies: ["SQLiteDB"]),
+        .target(name: "TestSupport", dependencies: ["SQLiteDB", "Locking"]),
         // The object graph's test model, shared by its tests and the Core Data files' tests.
         .target(name: "ObjectGraphTestModels", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport"]),
         // The framework against a raw-SQLite baseline: swift run -c release vacation-bench
         .executableTarget(name: "vacation-bench",
                           dependencies: ["Vacations", "Documents", "ObjectGraph", "CSQLite", "TestSupport"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphTestModels", "SQLiteDB", "TestSupport", "vacations-test-helper"]),
         .testTarget(name: "CoreDataFilesTests", dependencies: ["CoreDataFiles", "ObjectGraph", "ObjectGraphTestModels", "SQLiteDB", "TestSupport"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper", "Locking"]),
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
@@ -66,7 +69,7 @@ let package = Package(
         .executableTarget(name: "fuzz-predicate", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-arguments", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-model", dependencies: ["FuzzChecks"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "CommandLineKit", "Vacations", "ObjectGraph", "SQLiteDB", "TestSupport",
+        .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "CommandLineKit", "Vacations", "ObjectGraph", "SQLiteDB", "TestSupport", "Locking",
                                                              "vacation", "vacations-test-helper", "vacation-bench"]),
     ],
     swiftLanguageModes: [.v6]

@@ -13,7 +13,7 @@ export SWIFT_BACKTRACE=enable=no
 case "$kind" in
     thread)
         log=.build/tsan.log
-        filter="${2:-ConcurrencyTests|CrashTests|ProcessTests|AutosaveTests|ContextsTogetherTests|BackupTests|QueueContext}"
+        filter="${2:-ConcurrencyTests|CrashTests|ProcessTests|AutosaveTests|ContextsTogetherTests|BackupTests|QueueContext|LockedTests}"
         status=0
         swift test --sanitize thread --scratch-path .build/tsan --filter "$filter" >"$log" 2>&1 || status=$?
         ;;

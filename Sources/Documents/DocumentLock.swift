@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,10 +29,10 @@ final class DocumentLock: Sendable {
     let identity: FileSystem.Identity
     let use: Use
     private let descriptor: Int32?
-    private let isReleased = Mutex(false)
+    private let isReleased = Locked(false)
 
     /// Bundles this process uses, with how many uses each.
-    private static let inProcess = Mutex<[FileSystem.Identity: (use: Use, count: Int)]>([:])
+    private static let inProcess = Locked<[FileSystem.Identity: (use: Use, count: Int)]>([:])
 
     private init(identity: FileSystem.Identity, use: Use, descriptor: Int32?) {
         self.identity = identity

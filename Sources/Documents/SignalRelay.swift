@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,7 +27,7 @@ final class SignalRelay: Sendable {
         weak var monitor: StopSignalMonitor?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let queue = DispatchQueue(label: "vacations.signal-relay")
 
     /// Starts relaying `signals` to `monitor`.

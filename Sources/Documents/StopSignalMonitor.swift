@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,7 +35,7 @@ public final class StopSignalMonitor: Sendable {
     private let onStop: @Sendable @MainActor (Int32) -> Void
     private let terminate: Terminate
     private let queue = DispatchQueue(label: "vacations.stop-signals")
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(signals: [Int32] = [SIGINT, SIGTERM], gracePeriod: Duration = .seconds(5),
                 onStop: @escaping @Sendable @MainActor (Int32) -> Void,

@@ -5,7 +5,8 @@ import Vacations
 /// The predicate target's check, on `vacation photos --where`'s path: the text parses or fails
 /// with an `ObjectPredicateError`; a predicate prints as text that parses back to itself; the
 /// query runs in SQLite without an SQL error (no text is ever spliced into SQL, so none can
-/// break it); and SQL and the in-memory evaluator select the same photos.
+/// break it); and SQL and the in-memory evaluator select the same photos, or both refuse it
+/// (with the same message when both give the fetch's `FetchRequestError`).
 enum PredicateChecks {
     /// Arguments for `%@`, `%K`, `%d`, `%f`, `%s` in inputs that use them, in order.
     static var arguments: [any PredicateArgument] { ["title", "sea", 3, 2.5, ["sea", "sun"], "'); DROP TABLE ZPHOTO; --"] }
@@ -49,7 +50,8 @@ enum PredicateChecks {
             let selected: [Photo]
             do {
                 selected = try VacationQueries.photos(PhotoQuery(predicate: text), in: context)
-            } catch is QueryError {
+            } catch let error as QueryError {
+                try checkRefusedInMemory(text, refusal: error, photos: photos)
                 return
             } catch {
                 throw FuzzFinding(.predicate, "\(text.debugDescription) failed in the store with \(type(of: error)): \(error)")
@@ -74,6 +76,30 @@ enum PredicateChecks {
                                   + "but \(inMemory.sorted()) in memory")
             }
         }
+    }
+
+    /// A predicate the store refused before running it must fail in memory too. Not one that
+    /// failed while running: SQLite's own limits (an expression tree deeper than it allows, more
+    /// values than it binds) do not apply in memory, and a MATCHES pattern read from a row fails
+    /// only where a back end reaches that row, which AND, OR and ANY leave each to choose.
+    private static func checkRefusedInMemory(_ text: String, refusal: QueryError, photos: [Photo]) throws(FuzzFinding) {
+        if refusal.message.hasPrefix("invalid predicate: the store cannot run it: ") { return }
+        // A text that does not parse was refused before either back end saw it.
+        guard let predicate = try? ObjectPredicate(format: text) else { return }
+        let evaluator = PredicateEvaluator(predicate)
+        do {
+            for photo in photos { _ = try evaluator.evaluate(with: photo) }
+        } catch let error as FetchRequestError {
+            guard refusal.message == "invalid predicate: \(error)" else {
+                throw FuzzFinding(.predicate, "\(text.debugDescription) was refused by the store (\(refusal.message)) "
+                                  + "and in memory with another message: \(error)")
+            }
+            return
+        } catch {
+            return
+        }
+        throw FuzzFinding(.predicate, "\(text.debugDescription) was refused by the store (\(refusal.message)) "
+                          + "but evaluates in memory")
     }
 }
 

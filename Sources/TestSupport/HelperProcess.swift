@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A `vacations-test-helper` process: started with arguments, its output read line by line on a
 /// thread of its own (so that it never blocks on a full pipe), signalled, waited for.
@@ -11,10 +11,10 @@ import Synchronization
 /// ```
 public final class HelperProcess: @unchecked Sendable {
     // The child and the pipe ends are set up in init and only read afterwards; output goes
-    // through the mutexes.
+    // through the locks.
     private let child: Spawn
     private let inputWriter: Int32
-    private let inputClosed = Mutex(false)
+    private let inputClosed = Locked(false)
     private let shared = Shared()
 
     public typealias Termination = Spawn.Termination
@@ -81,8 +81,8 @@ public final class HelperProcess: @unchecked Sendable {
 
     /// What the reader threads fill in.
     private final class Shared: Sendable {
-        let lines = Mutex<[String]>([])
-        let errorText = Mutex<String>("")
+        let lines = Locked<[String]>([])
+        let errorText = Locked<String>("")
     }
 
     /// Waits for an output line that starts with `prefix`, and returns it.
@@ -98,8 +98,8 @@ public final class HelperProcess: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(5))
         }
-        // A sleep can overshoot the deadline by far when other tests hold every thread of the
-        // cooperative pool: look once more before calling it a timeout.
+        // A waiter that the machine left asleep past the deadline (a loaded host, a sanitizer
+        // build, every thread busy with other tests) looks once more: a line that came is no failure.
         if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
         throw HelperFailure("no \"\(prefix)\" from the helper within \(timeout); output \(outputLines), errors \(standardError)")
     }

@@ -1,5 +1,5 @@
 import SQLiteDB
-import Synchronization
+import Locking
 
 /// Records every statement a connection runs, so that tests can assert the SQL exactly.
 ///
@@ -10,7 +10,7 @@ import Synchronization
 /// #expect(recorder.selects.count == 1)
 /// ```
 public final class SQLTraceRecorder: Sendable {
-    private let recorded = Mutex<[TraceEvent]>([])
+    private let recorded = Locked<[TraceEvent]>([])
 
     public init() {}
 

@@ -2,7 +2,7 @@
 import Foundation
 import ObjectGraph
 import SQLiteDB
-import Synchronization
+import Locking
 import Testing
 
 @MainActor
@@ -11,7 +11,7 @@ struct AutosaveTests {
     /// Records when each store commit of a document is heard of (each writer save is one).
     final class CommitRecorder: Sendable {
         private final class Times: Sendable {
-            let value = Mutex<[ContinuousClock.Instant]>([])
+            let value = Locked<[ContinuousClock.Instant]>([])
         }
 
         private let times = Times()
@@ -173,8 +173,8 @@ struct AutosaveTests {
 @Suite("Stop signals")
 struct StopSignalTests {
     final class Record: Sendable {
-        let terminated = Mutex<[Int32]>([])
-        let stopped = Mutex<[Int32]>([])
+        let terminated = Locked<[Int32]>([])
+        let stopped = Locked<[Int32]>([])
     }
 
     @Test("a caught signal runs the stop work on the main actor, then terminates with that signal")

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 import Testing
 import TestSupport
@@ -65,7 +66,7 @@ struct ConcurrentRun {
         // Made first: the backup taker must not race the importers to the vacation's creation.
         let created = try shared.run(["create", vacation])
         guard created.status == 0 else { return Outcome(failures: ["create: \(created.errors)"]) }
-        let outcome = Mutex(Outcome())
+        let outcome = Locked(Outcome())
         let working = Atomic<Int>(3)
         // A command that must succeed; the toggler waits briefly and retries when busy, so that
         // "busy" (75) is seen and is the only error that ever surfaces.

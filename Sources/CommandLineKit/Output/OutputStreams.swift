@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Where the CLI writes: standard output or standard error, or a buffer in tests.
 public protocol OutputSink: AnyObject, Sendable {
@@ -15,7 +15,7 @@ extension OutputSink {
 /// Writes to a file descriptor, unbuffered, as UTF-8.
 public final class FileDescriptorSink: OutputSink {
     private let descriptor: Int32
-    private let failure = Mutex<String?>(nil)
+    private let failure = Locked<String?>(nil)
 
     public init(descriptor: Int32) { self.descriptor = descriptor }
 
@@ -41,7 +41,7 @@ public final class FileDescriptorSink: OutputSink {
 
 /// Collects what is written, for tests.
 public final class BufferSink: OutputSink {
-    private let buffer = Mutex("")
+    private let buffer = Locked("")
 
     public init() {}
 

@@ -111,7 +111,9 @@ extension ObjectContext {
             candidates.append(object)
         }
         if let predicate = plan.predicate {
-            candidates = try candidates.filter { try predicate.evaluate(with: $0) }
+            // One evaluator for all: it checks the predicate against each entity once.
+            let evaluator = PredicateEvaluator(predicate)
+            candidates = try candidates.filter { try evaluator.evaluate(with: $0) }
         }
         candidates.sort { ObjectSortDescriptor.compare($0, $1, by: plan.sortDescriptors) }
         let start = min(plan.offset, candidates.count)

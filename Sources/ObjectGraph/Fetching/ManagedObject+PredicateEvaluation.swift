@@ -83,6 +83,34 @@ extension ManagedObject: PredicateKeyValueReadable, PredicateArgument {
     }
 }
 
+extension ManagedObject: PredicateSchemaChecking {
+    /// The object's entity: every object of an entity gets the same answer.
+    ///
+    /// - Throws: `PropertyAccessError` for an object no longer in a context (deleted and saved,
+    ///   or its context gone): without its model, a predicate cannot be checked as a fetch checks it.
+    func predicateSchema() throws -> AnyObject {
+        _ = try predicateModel()
+        return entity
+    }
+
+    /// Runs the fetch's own checks: key paths first, then the whole compilation, as a fetch of
+    /// this object's entity does.
+    func checkPredicate(_ predicate: ObjectPredicate) throws {
+        let model = try predicateModel()
+        try PredicateSQLCompiler.validate(predicate: predicate, sortDescriptors: [], entity: entity, model: model)
+        _ = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: [], entity: entity, model: model)
+    }
+}
+
+private extension ManagedObject {
+    func predicateModel() throws -> ObjectModel {
+        guard let model = owningContext?.model else {
+            throw PropertyAccessError(message: "\(entity.name) object \(objectID) is in no context: a predicate cannot be checked against its model")
+        }
+        return model
+    }
+}
+
 extension ObjectID: PredicateArgument {
     /// `.object` with this ID: `Predicate(format: "place == %@", placeID)`.
     public var predicateValue: PredicateValue { .object(PredicateObjectReference(self)) }

@@ -10,6 +10,9 @@ extension PredicateSQLCompilation {
         let match = { (element: SQLOperand) throws -> SQLCondition in
             try self.compare(element, comparison.comparisonOperator, rhs, options: comparison.options)
         }
+        if comparison.comparisonOperator == .contains, modifier == .direct, Self.isCollection(lhs) {
+            return try membership(rhs, in: lhs, options: comparison.options, origin: comparison.description)
+        }
         switch lhs {
         case .scalar(.constant(let value)):
             // A modifier makes null an empty collection.
@@ -38,6 +41,29 @@ extension PredicateSQLCompilation {
                 return .not(collection.scope.exists(where: try match(element)))
             }
         }
+    }
+
+    /// Whether the evaluator takes the value for a collection (`PredicateEvaluator.isCollection`).
+    private static func isCollection(_ value: SQLCompiledValue) -> Bool {
+        switch value {
+        case .collection, .constantArray, .aggregate: return true
+        case .scalar, .object: return false
+        }
+    }
+
+    /// Apple's CONTAINS with a collection on its left and no modifier: the right value is one of
+    /// the collection's elements (`tags CONTAINS %@`, `tags.name CONTAINS 'sea'`), `rhs IN lhs`.
+    private func membership(_ value: SQLCompiledValue, in collection: SQLCompiledValue, options: StringComparisonOptions,
+                            origin: String) throws -> SQLCondition {
+        let element: SQLOperand
+        switch value {
+        case .scalar(let operand): element = operand
+        case .object(let handle): element = .expression(handle.scalar)
+        case .constantArray(let items): element = .constant(.array(items))
+        case .collection, .aggregate:
+            throw FetchRequestError("\(origin) is not supported in a fetch: CONTAINS looks for one value in a collection")
+        }
+        return try inCondition(element, collection, options: options)
     }
 
     /// ANY (or no modifier), ALL or NONE over conditions known one by one.
@@ -103,13 +129,17 @@ extension PredicateSQLCompilation {
         }
     }
 
-    /// IN: equal to an element of the right side; a single value on the right is a one-element
+    /// IN: equal to an element of the right side; a single string on the right holds the left
+    /// string (Apple's substring IN); any other single value on the right is a one-element
     /// collection; null on the right is false.
     private func inCondition(_ lhs: SQLOperand, _ rhs: SQLCompiledValue, options: StringComparisonOptions) throws -> SQLCondition {
         switch rhs {
         case .scalar(.constant(let value)):
             if value.isNull { return .false }
+            if case .string = value { return try substring(lhs, of: .constant(value), options: options) }
             return try compareSingle(lhs, .equalTo, .constant(value), options: options)
+        case .scalar(.expression(let scalar)) where scalar.kind == .string:
+            return try substring(lhs, of: .expression(scalar), options: options)
         case .scalar(.expression(let scalar)):
             return try inSingle(lhs, scalar, options: options)
         case .object(let handle):
@@ -121,12 +151,27 @@ extension PredicateSQLCompilation {
                 switch item {
                 case .scalar(let operand): return try compareSingle(lhs, .equalTo, operand, options: options)
                 case .object(let handle): return try compareSingle(lhs, .equalTo, .expression(handle.scalar), options: options)
-                default: return .false
+                case .constantArray(let values): return try compareSingle(lhs, .equalTo, .constant(.array(values)), options: options)
+                case .collection, .aggregate:
+                    throw FetchRequestError("An aggregate holding a collection is not supported in a fetch: aggregates hold single values")
                 }
             })
         case .collection(let collection):
             let element = SQLOperand.expression(collection.elementScalar)
             return collection.scope.exists(where: try compareSingle(lhs, .equalTo, element, options: options))
+        }
+    }
+
+    /// `lhs IN container` with a string on the right: the right string contains the left one,
+    /// with the options; false for anything but a string on the left.
+    private func substring(_ lhs: SQLOperand, of container: SQLOperand, options: StringComparisonOptions) throws -> SQLCondition {
+        switch lhs {
+        case .constant(.string):
+            return try compareSingle(container, .contains, lhs, options: options)
+        case .expression(let scalar) where scalar.kind == .string:
+            return try compareSingle(container, .contains, lhs, options: options)
+        case .constant, .expression:
+            return .false
         }
     }
 

@@ -188,7 +188,7 @@ struct SQLScalar {
 
 /// One side of a comparison of single values.
 enum SQLOperand {
-    /// A constant, not an array.
+    /// A constant; an array only where one is compared whole (it equals no single value).
     case constant(PredicateValue)
     case expression(SQLScalar)
 }

@@ -9,9 +9,11 @@ extension ObjectPredicate {
     /// ```
     ///
     /// `%@` takes any argument (arrays and sets become collections, `nil` becomes `NULL`);
-    /// `%K` a key path string; `%d %i %u` (with `l`, `ll`, `h`, `q` lengths) an integer or
-    /// `Bool`; `%f %e %g` a number (integers widen to doubles); `%s` a string. `%%` is the
-    /// string `"%"`. Inside quotes nothing is substituted.
+    /// `%K` a key path string, for a whole key path or any key of one (`%K.%K`, `place.%K`);
+    /// `%d %i %u` (with `l`, `ll`, `h`, `q` lengths) an integer or `Bool`; `%f %e %g` a number
+    /// (integers widen to doubles); `%s` a string. `%%` is the string `"%"`. Inside quotes
+    /// nothing is substituted. Arguments beyond the specifiers are ignored, as Apple's parser
+    /// ignores them; too few is an error.
     ///
     /// - Throws: `ObjectPredicateError` with the position of the first problem.
     public init(format: String, _ arguments: any PredicateArgument...) throws(ObjectPredicateError) {

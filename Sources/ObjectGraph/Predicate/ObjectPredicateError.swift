@@ -31,10 +31,9 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
         case unterminatedStringOption
         /// A `%` followed by something other than a known specifier.
         case unknownFormatSpecifier
-        /// A specifier with no argument left for it.
+        /// A specifier with no argument left for it (arguments left over are ignored, as Apple's
+        /// parser ignores them).
         case tooFewArguments
-        /// Arguments left over after the format was read.
-        case tooManyArguments
         /// An argument of the wrong kind for its specifier (e.g. a string for `%d`).
         case invalidArgument
         /// An `@name` that is not `@count`, `@sum`, `@avg`, `@min` or `@max`.
@@ -120,11 +119,6 @@ extension ObjectPredicateError {
     static func tooFewArguments(_ specifier: String, at position: Int) -> ObjectPredicateError {
         ObjectPredicateError(.tooFewArguments, position: position,
                        message: "Too few arguments for format: \(specifier) at position \(position)")
-    }
-
-    static func tooManyArguments(given: Int, used: Int) -> ObjectPredicateError {
-        ObjectPredicateError(.tooManyArguments, position: nil,
-                       message: "Too many arguments: \(given) given, \(used) used")
     }
 
     static func invalidArgument(

@@ -21,6 +21,10 @@ extension PredicateEvaluator {
             return Self.order(lhs, rhs, options: options).map { $0 >= 0 } ?? false
         case .in:
             if case .value(.null) = rhs { return false }
+            if case .value(.string) = rhs {
+                // Apple's IN with a string on the right: the right string holds the left one.
+                return try compare(rhs, .contains, lhs, options: options)
+            }
             return Self.elements(of: rhs).contains { Self.equal(lhs, $0, options: options) }
         case .between:
             let bounds = Self.elements(of: rhs)

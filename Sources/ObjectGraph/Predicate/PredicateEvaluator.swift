@@ -17,11 +17,13 @@ import Foundation
 ///   relationship is nil (like a LEFT JOIN). A key on a non-object value gives null.
 ///   Inside `SUBQUERY` plain key paths (and `SELF`) start from the element, like `$var`.
 /// - **Collections on the left** are quantified: `ANY` (also the meaning when there is no
-///   modifier) holds when some element matches and is false for an empty collection;
+///   modifier, except for `CONTAINS`) holds when some element matches and is false for an empty collection;
 ///   `ALL` holds when every element matches (true when empty); `NONE` when no element
 ///   matches (true when empty). A modifier on a single value treats it as a one-element
 ///   collection, and null as an empty one. Only the left side is quantified: a single value
-///   compared with a collection is unequal to it, except for `IN`.
+///   compared with a collection is unequal to it, except for `IN`. As in Apple's evaluator,
+///   `CONTAINS` without a modifier and with a collection on the left asks whether the right
+///   value is one of its elements (`tags CONTAINS %@`, `tags.name CONTAINS 'sea'`): `rhs IN lhs`.
 /// - **Null**: `x == nil` holds iff x is null; `!=` is exactly the negation of `==`, so
 ///   `x != 5` holds when x is null; every other operator with a null operand is false.
 /// - **Types**: ints, doubles and bools compare numerically (bool as 0/1; int against
@@ -34,7 +36,9 @@ import Foundation
 ///   operand never matches; LIKE has `*` and `?`; MATCHES is a whole-string ICU regex).
 ///   String operators with a non-string operand are false.
 /// - **IN** holds when the left value equals (with the options) an element of the right
-///   collection; a single right value is a one-element collection; null on the right is false.
+///   collection; with a string on the right, when the left string is a substring of it (Apple's
+///   IN: `'sea' IN title` is `title CONTAINS 'sea'`); any other single right value is a
+///   one-element collection; null on the right is false.
 ///   **BETWEEN {lower, upper}** holds when lower <= x <= upper.
 /// - **Collection operators**: `@count` counts the elements (nulls included, a null base
 ///   counts 0); `@sum` adds the non-null numbers (0 when none; ints stay ints unless they
@@ -48,6 +52,9 @@ public final class PredicateEvaluator {
     public let variables: [String: PredicateValue]
     private let missingVariable: String?
     private var regularExpressions: [RegularExpressionKey: PredicateRegularExpression] = [:]
+    /// The outcome of checking the predicate against each schema met (see `PredicateSchemaChecking`),
+    /// with the schema kept alive so that its identifier stays its own.
+    private var schemaChecks: [ObjectIdentifier: (schema: AnyObject, failure: (any Error)?)] = [:]
 
     private struct RegularExpressionKey: Hashable {
         let pattern: String
@@ -63,11 +70,36 @@ public final class PredicateEvaluator {
 
     /// Whether `object` satisfies the predicate.
     ///
+    /// A managed object's predicate is first checked against its entity exactly as a fetch checks
+    /// it (once per entity): a key path the model does not have (`age.age` where `age` is an
+    /// attribute), an operator that does not apply to its operands, or anything else a fetch
+    /// refuses throws the fetch's own `FetchRequestError` here too, so that the store and memory
+    /// never disagree.
+    ///
     /// - Throws: `ObjectPredicateError` for a missing variable, an invalid `MATCHES` pattern or
-    ///   `BETWEEN` bounds that are not two values; or what the object throws.
+    ///   `BETWEEN` bounds that are not two values; `FetchRequestError` for a managed object whose
+    ///   entity a fetch of this predicate would refuse; or what the object throws.
     public func evaluate(with object: any PredicateKeyValueReadable) throws -> Bool {
         if let missingVariable { throw ObjectPredicateError.missingVariable(missingVariable) }
+        if let checked = object as? any PredicateSchemaChecking { try check(against: checked) }
         return try test(predicate, on: .object(object), scope: [:])
+    }
+
+    private func check(against object: any PredicateSchemaChecking) throws {
+        let schema = try object.predicateSchema()
+        let key = ObjectIdentifier(schema)
+        if let known = schemaChecks[key] {
+            if let failure = known.failure { throw failure }
+            return
+        }
+        var failure: (any Error)?
+        do {
+            try object.checkPredicate(variables.isEmpty ? predicate : predicate.substituting(variables))
+        } catch {
+            failure = error
+        }
+        schemaChecks[key] = (schema, failure)
+        if let failure { throw failure }
     }
 
     // MARK: - Predicates
@@ -102,6 +134,10 @@ public final class PredicateEvaluator {
         switch comparison.modifier {
         case .direct:
             guard Self.isCollection(lhs) else { return try match(lhs) }
+            if comparison.comparisonOperator == .contains {
+                // Apple's CONTAINS with a collection on the left: the right value is one of its elements.
+                return try compare(rhs, .in, lhs, options: comparison.options)
+            }
             return try Self.elements(of: lhs).contains(where: match)
         case .any:
             return try Self.elements(of: lhs).contains(where: match)
@@ -200,6 +236,19 @@ public final class PredicateEvaluator {
     }
 }
 
+/// An object whose keys a schema declares beforehand (a managed object: its entity in its
+/// model). The evaluator checks a predicate against the schema once, with the store's rules, so
+/// that memory refuses exactly what a fetch refuses.
+protocol PredicateSchemaChecking {
+    /// What the check depends on (the same object for every object of one entity).
+    ///
+    /// - Throws: when there is no schema to check against.
+    func predicateSchema() throws -> AnyObject
+
+    /// Throws what a fetch of objects like this one throws for `predicate`.
+    func checkPredicate(_ predicate: ObjectPredicate) throws
+}
+
 extension ObjectPredicate {
     /// Whether `object` satisfies the predicate; see `PredicateEvaluator` for the semantics.
     ///
@@ -208,7 +257,7 @@ extension ObjectPredicate {
     /// ```
     ///
     /// - Throws: `ObjectPredicateError` for a missing variable, an invalid `MATCHES` pattern or bad
-    ///   `BETWEEN` bounds; or what the object throws.
+    ///   `BETWEEN` bounds; `FetchRequestError` for what a fetch would refuse; or what the object throws.
     public func evaluate(with object: any PredicateKeyValueReadable, variables: [String: PredicateValue] = [:]) throws -> Bool {
         try PredicateEvaluator(self, variables: variables).evaluate(with: object)
     }

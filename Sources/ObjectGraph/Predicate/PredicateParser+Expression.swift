@@ -3,35 +3,59 @@ import Foundation
 extension PredicateParser {
     /// An expression and the keys, collection operators and member keys that follow it.
     mutating func parseExpression() throws(ObjectPredicateError) -> ObjectExpression {
-        var expression = try parsePrimaryExpression()
         var nestedOperators = 0
         defer { depth -= nestedOperators }
+        var expression: ObjectExpression
+        if current.kind == .formatSpecifier("K") {
+            // A key path from an argument: `%K`, `%K.name`, `%K.@count`.
+            expression = .keyPath([])
+            try appendKeyPathArgument(to: &expression, nestedOperators: &nestedOperators, first: true)
+            try advance()
+        } else {
+            expression = try parsePrimaryExpression()
+        }
         while isSymbol(.dot) {
             try advance()
             switch current.kind {
             case .identifier(let name, _):
-                if case .collectionOperator(.count, _, _) = expression {
-                    throw unexpected(expected: "a collection operator after @count")
-                }
-                if case .collectionOperator(let collectionOperator, let base, let path) = expression {
-                    expression = .collectionOperator(collectionOperator, of: base, keyPath: path + [name])
-                } else {
-                    expression = expression.appending([name])
-                }
+                try append(key: name, to: &expression)
             case .collectionOperator(let name):
-                guard let collectionOperator = PredicateCollectionOperator(rawValue: name.lowercased()) else {
-                    throw .unknownCollectionOperator(name, at: current.position)
-                }
-                // Each operator nests the tree one level deeper, so it counts towards the limit.
-                try enter(at: current.position)
-                nestedOperators += 1
-                expression = .collectionOperator(collectionOperator, of: expression, keyPath: [])
+                try append(collectionOperator: name, to: &expression, nestedOperators: &nestedOperators)
+            case .formatSpecifier("K"):
+                // `%K` stands for any part of a key path, as in Apple's parser: `%K.%K`,
+                // `record.%K`, `ANY %K.name`.
+                try appendKeyPathArgument(to: &expression, nestedOperators: &nestedOperators, first: false)
             default:
                 throw unexpected(expected: "a key")
             }
             try advance()
         }
         return expression
+    }
+
+    /// `expression.name`: a key after a key path, or after a collection operator's path.
+    private func append(key name: String, to expression: inout ObjectExpression) throws(ObjectPredicateError) {
+        if case .collectionOperator(.count, _, _) = expression {
+            throw unexpected(expected: "a collection operator after @count")
+        }
+        if case .collectionOperator(let collectionOperator, let base, let path) = expression {
+            expression = .collectionOperator(collectionOperator, of: base, keyPath: path + [name])
+        } else {
+            expression = expression.appending([name])
+        }
+    }
+
+    /// `expression.@name`; each operator nests the tree one level deeper, so it counts
+    /// towards the nesting limit (the caller leaves those levels when the expression ends).
+    private mutating func append(
+        collectionOperator name: String, to expression: inout ObjectExpression, nestedOperators: inout Int
+    ) throws(ObjectPredicateError) {
+        guard let collectionOperator = PredicateCollectionOperator(rawValue: name.lowercased()) else {
+            throw .unknownCollectionOperator(name, at: current.position)
+        }
+        try enter(at: current.position)
+        nestedOperators += 1
+        expression = .collectionOperator(collectionOperator, of: expression, keyPath: [])
     }
 
     private mutating func parsePrimaryExpression() throws(ObjectPredicateError) -> ObjectExpression {
@@ -195,6 +219,34 @@ extension PredicateParser {
         }
     }
 
+    /// Appends the keys and collection operators of the current `%K`'s argument (consumed here),
+    /// e.g. `"place.name"` or `"tags.@count"`; a leading `SELF` is the object itself, as written.
+    private mutating func appendKeyPathArgument(
+        to expression: inout ObjectExpression, nestedOperators: inout Int, first: Bool
+    ) throws(ObjectPredicateError) {
+        let token = current
+        guard argumentIndex < arguments.count else { throw .tooFewArguments(token.text, at: token.position) }
+        let value = arguments[argumentIndex]
+        argumentIndex += 1
+        guard case .string(let path) = value, Self.isKeyPath(path) else {
+            throw .invalidArgument(argumentIndex, for: token.text, at: token.position, expected: "a key path string", got: value)
+        }
+        var components = path.split(separator: ".").map(String.init)
+        if first, components.first.map({ Self.asciiUppercased($0) == "SELF" }) == true { components.removeFirst() }
+        for component in components {
+            if component.hasPrefix("@") {
+                try append(collectionOperator: String(component.dropFirst()), to: &expression, nestedOperators: &nestedOperators)
+            } else {
+                try append(key: component, to: &expression)
+            }
+        }
+    }
+
+    /// Whether `%K`'s argument is keys joined by single dots.
+    private static func isKeyPath(_ path: String) -> Bool {
+        !path.isEmpty && !path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+    }
+
     /// The expression for one format specifier, consuming the next argument.
     private mutating func argument(for specifier: String, token: Token) throws(ObjectPredicateError) -> ObjectExpression {
         if specifier == "%" { return .constant(.string("%")) }
@@ -207,11 +259,6 @@ extension PredicateParser {
         switch specifier.unicodeScalars.last {
         case "@":
             return .constant(value)
-        case "K":
-            guard case .string(let path) = value,
-                  !path.isEmpty, !path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
-            else { throw invalid("a key path string") }
-            return .key(path)
         case "d", "i", "u":
             switch value {
             case .int: return .constant(value)

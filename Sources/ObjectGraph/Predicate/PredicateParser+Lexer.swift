@@ -213,7 +213,9 @@ extension PredicateParser {
             return Token(kind: .string(value), position: start, text: text(from: start))
         }
 
-        /// The escape after a backslash (already consumed): `\" \' \\ \n \t \r \0 \uXXXX \u{X…}`.
+        /// The escape after a backslash (already consumed): `\" \' \\ \n \t \r \0`, and Apple's
+        /// `\ooo` (three octal digits), `\xHH` / `\XHH` (two hex digits) and `\uXXXX` / `\UXXXX`;
+        /// also `\u{X…}`.
         private mutating func lexEscape(stringStart: Int) throws(ObjectPredicateError) -> Unicode.Scalar {
             let backslash = index - 1
             guard let escape = peek() else { throw .unterminatedString(at: stringStart) }
@@ -223,10 +225,26 @@ extension PredicateParser {
             case "n": return "\n"
             case "t": return "\t"
             case "r": return "\r"
-            case "0": return "\0"
-            case "u":
+            case "0"..."7":
+                if let second = peek(), let third = peek(1), Self.isOctalDigit(second), Self.isOctalDigit(third),
+                   let value = UInt32(String(String.UnicodeScalarView([escape, second, third])), radix: 8),
+                   let scalar = Unicode.Scalar(value) {
+                    index += 2
+                    return scalar
+                }
+                guard escape == "0" else { throw .invalidEscape(text(from: backslash), at: backslash) }
+                return "\0"
+            case "x", "X":
+                guard let high = peek(), let low = peek(1), high.properties.isASCIIHexDigit, low.properties.isASCIIHexDigit,
+                      let value = UInt32(String(String.UnicodeScalarView([high, low])), radix: 16),
+                      let scalar = Unicode.Scalar(value) else {
+                    throw .invalidEscape(text(from: backslash), at: backslash)
+                }
+                index += 2
+                return scalar
+            case "u", "U":
                 let value = try lexUnicodeEscapeValue(backslash: backslash)
-                if (0xD800...0xDBFF).contains(value), peek() == "\\", peek(1) == "u" {
+                if (0xD800...0xDBFF).contains(value), peek() == "\\", peek(1) == "u" || peek(1) == "U" {
                     let resume = index
                     index += 2
                     let low = try lexUnicodeEscapeValue(backslash: resume)
@@ -333,6 +351,10 @@ extension PredicateParser {
 
         static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
             ("0"..."9").contains(scalar)
+        }
+
+        static func isOctalDigit(_ scalar: Unicode.Scalar) -> Bool {
+            ("0"..."7").contains(scalar)
         }
 
         static func isIdentifierStart(_ scalar: Unicode.Scalar) -> Bool {

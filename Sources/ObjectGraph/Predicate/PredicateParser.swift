@@ -28,8 +28,9 @@ public struct PredicateParser {
 
     /// Parses a whole format string as a predicate.
     ///
-    /// - Throws: `ObjectPredicateError` naming the position of the first problem, or
-    ///   `.tooManyArguments` when arguments are left over.
+    /// Arguments beyond those the specifiers use are ignored; too few is an error.
+    ///
+    /// - Throws: `ObjectPredicateError` naming the position of the first problem.
     public static func parse(_ format: String, arguments: [PredicateValue] = []) throws(ObjectPredicateError) -> ObjectPredicate {
         var parser = try PredicateParser(format: format, arguments: arguments)
         let predicate = try parser.parseOr()
@@ -93,11 +94,10 @@ public struct PredicateParser {
         try advance()
     }
 
+    /// Arguments left over are ignored, as Apple's parser ignores them: its own guide passes two
+    /// to `%K like '%@'` (a quoted `%@` is a literal, not a specifier).
     mutating func finish(expected: String) throws(ObjectPredicateError) {
         guard current.kind == .end else { throw unexpected(expected: expected) }
-        guard argumentIndex == arguments.count else {
-            throw .tooManyArguments(given: arguments.count, used: argumentIndex)
-        }
     }
 
     mutating func enter(at position: Int) throws(ObjectPredicateError) {

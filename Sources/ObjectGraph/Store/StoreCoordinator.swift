@@ -1,6 +1,6 @@
 import Foundation
 import SQLiteDB
-import Synchronization
+import Locking
 
 /// Owns a store's SQLite connection and serialises every use of it, as Core Data's persistent
 /// store coordinator does; broadcasts each committed save to the contexts above it.
@@ -15,10 +15,10 @@ public final class StoreCoordinator: Sendable {
     /// The store's `Z_UUID`: the authority part of its objects' URIs.
     public let storeUUID: String
     public let isReadOnly: Bool
-    private let store: Mutex<SQLiteStore>
-    private let listeners = Mutex<[UUID: ChangeListener]>([:])
+    private let store: Locked<SQLiteStore>
+    private let listeners = Locked<[UUID: ChangeListener]>([:])
     /// Change sets held back while a transaction of several saves is open.
-    private let heldBack = Mutex<HeldChanges?>(nil)
+    private let heldBack = Locked<HeldChanges?>(nil)
 
     /// Something that receives every committed change set.
     enum ChangeListener: Sendable {
@@ -38,7 +38,7 @@ public final class StoreCoordinator: Sendable {
         self.url = url
         self.storeUUID = store.uuid
         self.isReadOnly = readOnly
-        self.store = Mutex(store)
+        self.store = Locked(store)
     }
 
     /// Opens the store with explicit options (see `StoreCoordinator(readingAsIsAt:model:)`).
@@ -48,7 +48,7 @@ public final class StoreCoordinator: Sendable {
         self.url = url
         self.storeUUID = store.uuid
         self.isReadOnly = options.readOnly
-        self.store = Mutex(store)
+        self.store = Locked(store)
     }
 
     /// Runs `body` with the store's connection, exclusively. For tests, tools and batch SQL.
@@ -206,7 +206,7 @@ extension StoreCoordinator: ObjectSource {
 /// A context's mailbox for change sets committed by others; the context drains it when it
 /// next works, in its own isolation domain.
 final class ChangeInbox: Sendable {
-    private let pending = Mutex<[ChangeSet]>([])
+    private let pending = Locked<[ChangeSet]>([])
 
     func post(_ changeSet: ChangeSet) {
         pending.withLock { $0.append(changeSet) }

@@ -33,8 +33,44 @@ enum DifferentialValues {
     static let likePatterns: [String] = ["*", "?", "", "L*", "l*", "*a*", "*e", "IMG*", "IMG ?", "IMG ??", "*\\*b*",
                                          "a\\*b?c", "?a*", "*é*", "東*", "*🏖*", "*ß*", "c?f?", "Cr?me*"]
 
+    /// A title that no MATCHES can compile as a pattern.
+    static let invalidRegularExpression = "(unclosed [group"
+
     static let regularExpressions: [String] = [".*", "", ".", "[a-z]+", ".*é.*", "(?i)lis.*", "\\w+", "I.*", ".*\\d+.*",
                                                "[^ ]*", "x|X", "..", "Cr.me.*", "東.*", "\\p{Lu}.*", "s.a"]
+}
+
+/// What one back end made of a predicate: the photos it selects, or how it failed.
+enum DifferentialOutcome: Equatable, CustomStringConvertible {
+    /// The primary keys of the photos selected.
+    case matches(Set<Int64>)
+    /// A predicate a fetch refuses before it runs (`FetchRequestError`), with its message.
+    case refused(String)
+    /// A failure while running, with its message: SQLite's error from a store function is the
+    /// evaluator's `ObjectPredicateError` text (an invalid MATCHES pattern read from a row).
+    case failed(String)
+
+    init(_ body: () throws -> Set<Int64>) {
+        do {
+            self = .matches(try body())
+        } catch let error as FetchRequestError {
+            self = .refused(error.message)
+        } catch let error as ObjectPredicateError {
+            self = .failed(error.description)
+        } catch let error as SQLiteError {
+            self = .failed(error.message)
+        } catch {
+            self = .failed("\(type(of: error)): \(error)")
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .matches(let keys): return "\(keys.count) photos"
+        case .refused(let message): return "refused: \(message)"
+        case .failed(let message): return "failed: \(message)"
+        }
+    }
 }
 
 /// A random photo library saved in a temporary store, loaded back into a fresh context.
@@ -51,6 +87,7 @@ struct DifferentialGraph {
         store = try TestStore()
         let writer = store.context()
         var places: [Place] = []
+        var photos: [Photo] = []
         for (index, name) in DifferentialValues.names.prefix(12).enumerated() {
             let place = Place(context: writer)
             place.name = name
@@ -66,6 +103,7 @@ struct DifferentialGraph {
         }
         for index in 0..<photoCount {
             let photo = Photo(context: writer)
+            photos.append(photo)
             photo.unique = "p\(index)"
             photo.title = Int.random(in: 0..<8, using: &random) == 0 ? nil : DifferentialValues.texts.randomElement(using: &random)
             photo.dateTaken = Bool.random(using: &random) && Bool.random(using: &random) ? nil
@@ -79,18 +117,22 @@ struct DifferentialGraph {
                 note.photo = photo
             }
         }
+        // One title is no regular expression: MATCHES reading its pattern from the row fails alike.
+        if photos.indices.contains(photoCount / 2) { photos[photoCount / 2].title = DifferentialValues.invalidRegularExpression }
         try writer.save()
         let photoIDs = writer.registeredObjects.filter { $0 is Photo }.map(\.objectID).sorted()
         let reader = store.context()
         context = reader
-        photos = try photoIDs.map { try reader.existingObject(with: $0) }
+        self.photos = try photoIDs.map { try reader.existingObject(with: $0) }
         self.tags = try tags.map { try reader.existingObject(with: $0.objectID) }
         self.places = try places.map { try reader.existingObject(with: $0.objectID) }
         photoEntity = try #require(TestModels.travel.entity(named: "Photo"))
     }
 
-    /// The primary keys of the photos the predicate selects in SQL.
+    /// The primary keys of the photos the predicate selects in SQL, checked and compiled as a
+    /// fetch does.
     func sqlMatches(_ predicate: ObjectPredicate) throws -> Set<Int64> {
+        try PredicateSQLCompiler.validate(predicate: predicate, sortDescriptors: [], entity: photoEntity, model: TestModels.travel)
         let query = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: [], entity: photoEntity,
                                                      model: TestModels.travel)
         let sql = "SELECT t0.Z_PK FROM \(query.from)" + (query.whereClause.map { " WHERE " + $0 } ?? "")

@@ -37,12 +37,47 @@ struct ManagedObjectPredicateTests {
         }
     }
 
-    @Test("an unknown key throws, naming the entity and the key")
+    @Test("a key path the model does not have throws the error a fetch throws, before any value is read")
     func unknownKey() throws {
         let store = try TestStore()
-        let photo = Photo(context: store.context())
-        let error = #expect(throws: PropertyAccessError.self) { try ObjectPredicate(format: "colour == 'red'").evaluate(with: photo) }
-        #expect(error?.message == "Photo has no attribute or relationship named colour")
+        let context = store.context()
+        let photo = Photo(context: context)
+        photo.latitude = 1
+        let place = Place(context: context)
+        place.name = "Lisbon"
+        photo.place = place
+        let cases: [(String, String)] = [
+            ("colour == 'red'", "Photo has no attribute or relationship named 'colour' (key path 'colour')"),
+            ("latitude.latitude == nil", "Cannot follow 'latitude' from latitude, a Double attribute of Photo (key path 'latitude.latitude')"),
+            ("place.colour == nil", "Place has no attribute or relationship named 'colour' (key path 'place.colour')"),
+            ("ANY tags.colour == nil", "Tag has no attribute or relationship named 'colour' (key path 'tags.colour')"),
+            ("tags.@sum.colour == 0", "Tag has no attribute or relationship named 'colour' (key path 'tags.@sum.colour')"),
+            ("SUBQUERY(tags, $t, $t.name.x == 1).@count > 0",
+             "Cannot follow 'x' from $t.name, a String attribute of Tag (key path '$t.name.x')"),
+            ("dateTaken BEGINSWITH 'a'", "BEGINSWITH does not apply to dateTaken, a Date attribute of Photo: it needs strings"),
+            ("place < %@", "< does not apply to place, an object of Place: objects compare only with ==, != and IN"),
+        ]
+        for (format, message) in cases {
+            let predicate = try ObjectPredicate(format: format, arguments: format.contains("%@") ? [place] : [])
+            let inMemory = #expect(throws: FetchRequestError.self, "\(format)") { try predicate.evaluate(with: photo) }
+            #expect(inMemory?.message == message, "\(format)")
+            let fetched = #expect(throws: FetchRequestError.self, "\(format)") {
+                try store.context().fetch(FetchRequest<Photo>(predicate: predicate))
+            }
+            #expect(fetched?.message == message, "\(format)")
+        }
+        // The check runs once per entity and evaluator, and a valid predicate still evaluates.
+        let evaluator = PredicateEvaluator(try ObjectPredicate(format: "latitude == 1 AND place.name == 'Lisbon'"))
+        #expect(try evaluator.evaluate(with: photo))
+        #expect(try evaluator.evaluate(with: photo))
+    }
+
+    @Test("an object that is in no context cannot be checked against its model")
+    func contextless() throws {
+        let store = try TestStore()
+        let photo = Photo(context: store.context())   // its context is gone at once
+        let error = #expect(throws: PropertyAccessError.self) { try ObjectPredicate(format: "title == nil").evaluate(with: photo) }
+        #expect(error?.message.hasSuffix("is in no context: a predicate cannot be checked against its model") == true)
     }
 
     @Test("objects and object IDs are arguments compared by ID, across contexts and before saving")

@@ -4,13 +4,14 @@ import Foundation
 import SQLiteDB
 import Testing
 
-/// The store and memory must agree on every predicate and every order. Set
+/// The store and memory must agree on every predicate and every order, and fail alike on every
+/// predicate that cannot run. Set
 /// `VACATIONS_DIFFERENTIAL_SEED` to replay a run; a failure prints its seed.
 @Suite("Predicate SQL against the in-memory evaluator, on random graphs")
 struct PredicateSQLDifferentialTests {
     static let seed: UInt64 = ProcessInfo.processInfo.environment["VACATIONS_DIFFERENTIAL_SEED"].flatMap { UInt64($0) } ?? 0x5EED_2026
 
-    @Test("2,000 random predicates select the same photos in SQL as in memory")
+    @Test("2,000 random predicates select the same photos in SQL as in memory, or fail with the same error")
     func randomPredicates() throws {
         let seed = Self.seed
         let graph = try DifferentialGraph(seed: seed, photoCount: 120)
@@ -18,30 +19,38 @@ struct PredicateSQLDifferentialTests {
                                                  tags: graph.tags.map(\.objectID), places: graph.places.map(\.objectID))
         var failures: [String] = []
         var nonTrivial = 0
+        var refused = 0
+        var failed = 0
         for _ in 0..<2_000 {
             let predicate = generator.predicate()
-            do {
-                let sql = try graph.sqlMatches(predicate)
-                let memory = try graph.memoryMatches(predicate)
-                if !sql.isEmpty && sql.count < graph.photos.count { nonTrivial += 1 }
-                if sql != memory {
-                    let query = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: [],
-                                                                 entity: graph.photoEntity, model: TestModels.travel)
-                    failures.append("""
-                        \(predicate)
-                          WHERE \(query.whereClause ?? "-") \(query.arguments)
-                          only in SQL: \(describe(sql.subtracting(memory), in: graph))
-                          only in memory: \(describe(memory.subtracting(sql), in: graph))
-                        """)
-                }
-            } catch {
-                failures.append("\(predicate)\n  threw \(error)")
+            let sql = DifferentialOutcome { try graph.sqlMatches(predicate) }
+            let memory = DifferentialOutcome { try graph.memoryMatches(predicate) }
+            switch sql {
+            case .matches(let keys): if !keys.isEmpty && keys.count < graph.photos.count { nonTrivial += 1 }
+            case .refused: refused += 1
+            case .failed: failed += 1
+            }
+            guard sql != memory else { continue }
+            if case .matches(let inSQL) = sql, case .matches(let inMemory) = memory {
+                let query = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: [],
+                                                             entity: graph.photoEntity, model: TestModels.travel)
+                failures.append("""
+                    \(predicate)
+                      WHERE \(query.whereClause ?? "-") \(query.arguments)
+                      only in SQL: \(describe(inSQL.subtracting(inMemory), in: graph))
+                      only in memory: \(describe(inMemory.subtracting(inSQL), in: graph))
+                    """)
+            } else {
+                failures.append("\(predicate)\n  SQL: \(sql)\n  memory: \(memory)")
             }
             if failures.count >= 8 { break }
         }
+        print("differential predicates, seed \(seed): \(nonTrivial) selecting some photos, \(refused) refused, \(failed) failed running")
         #expect(failures.isEmpty, "seed \(seed):\n\(failures.joined(separator: "\n"))")
-        // The generator must not make mostly empty or full selections.
-        #expect(nonTrivial > 700, "only \(nonTrivial) predicates selected some but not all photos")
+        // The generator must not make mostly empty or full selections, and must reach both kinds of error.
+        #expect(nonTrivial > 600, "only \(nonTrivial) predicates selected some but not all photos")
+        #expect(refused > 100, "only \(refused) predicates were refused")
+        #expect(failed > 5, "only \(failed) predicates failed while running")
     }
 
     @Test("100 random sort descriptor lists order photos the same in SQL as in memory")

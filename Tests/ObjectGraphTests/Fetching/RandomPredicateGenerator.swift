@@ -4,7 +4,10 @@ import SQLiteDB
 
 /// Random predicates over the travel model's Photo: every operator, option and modifier,
 /// to-one and to-many paths, collection operators, SUBQUERY, IN, BETWEEN, nil, constants of
-/// the wrong type, and NOT/AND/OR nesting. Every predicate it makes must compile.
+/// the wrong type, and NOT/AND/OR nesting. Some hold a part that a fetch refuses (a key path
+/// the model does not have, an operator that does not apply, a pattern that is no regular
+/// expression) anywhere in the tree, and some, alone at the top, read a MATCHES pattern from a
+/// row that holds an invalid one: the store and memory must then fail alike.
 struct RandomPredicateGenerator {
     var random: SeededGenerator
     let photos: [ObjectID]
@@ -58,6 +61,8 @@ struct RandomPredicateGenerator {
             default: return .or((0..<Int.random(in: 2...3, using: &random)).map { _ in predicate(depth: depth + 1, variable: variable) })
             }
         }
+        if depth == 0 && variable == nil && chance(60) { return patternFromRow() }
+        if chance(24) { return invalid(variable: variable) }
         if let variable { return tagComparison(variable) }
         switch Int.random(in: 0..<10, using: &random) {
         case 0: return objectComparison()
@@ -208,6 +213,49 @@ struct RandomPredicateGenerator {
             .compare(.key("notes.text"), pick([.equalTo, .notEqualTo]), .key("place.photos.title"), modifier: modifier, options: options),
         ]
         return pick(choices)
+    }
+
+    /// A comparison that a fetch refuses, so memory must refuse it too, wherever it sits.
+    private mutating func invalid(variable: String?) -> ObjectPredicate {
+        let place = PredicateValue.object(PredicateObjectReference(pick(places)))
+        let text = ObjectExpression.constant(constant(.string))
+        if let variable, chance(2) {
+            let key = pick(["colour", "name.length", "photos.colour", "count.x"])
+            return .compare(Self.expression("$\(variable).\(key)"), pick([.equalTo, .notEqualTo]), text)
+        }
+        let choices: [ObjectPredicate] = [
+            // Keys the model does not have, and keys after an attribute.
+            .key(pick(["colour", "place.colour", "tags.colour", "notes.photo.colour", "tags.photos.place.colour"]),
+                 pick([.equalTo, .notEqualTo]), .null, modifier: pick(ComparisonModifier.allCases)),
+            .key(pick(["latitude.latitude", "title.length", "place.name.x", "tags.name.x", "dateTaken.year"]),
+                 .equalTo, pick([.null, constant(.number)])),
+            .compare(.collectionOperator(pick([.count, .sum]), of: .key("tags"), keyPath: ["colour"]), .greaterThan, .constant(.int(0))),
+            // Operators that do not apply to their operands.
+            .key(pick(["dateTaken", "latitude", "tags.count", "place.firstVisited"]),
+                 pick([.beginsWith, .endsWith, .contains, .like, .matches]), .string("a"), modifier: pick([.direct, .any])),
+            .key(pick(["place", "tags"]), pick([.lessThan, .greaterThanOrEqualTo, .between]),
+                 pick([place, .array([place, place])]), modifier: pick([.direct, .any])),
+            .key("title", .matches, .string(pick(["(", "[a-", "*x", "a{2,1}"])), options: stringOptions()),
+            .compare(.key("latitude"), .between, .key(pick(["tags.count", "place.firstVisited", "title"]))),
+            // Shapes a fetch cannot run.
+            .compare(.member(of: text, keyPath: ["name"]), .equalTo, text),
+            .compare(.collectionOperator(.count, of: .subquery(collection: .key(pick(["title", "latitude"])), variable: "x",
+                                                              predicate: .true), keyPath: []), .greaterThan, .constant(.int(0))),
+            .compare(.key("tags.name"), .contains, .key(pick(["notes.text", "place.photos.title"]))),
+            .compare(.key("title"), .in, .aggregate([.key("tags.name"), text])),
+            .compare(.aggregate([.key("notes.text"), .key("title")]), .equalTo, text),
+        ]
+        return pick(choices)
+    }
+
+    /// MATCHES with its pattern read from each photo: the graph holds a title that is no regular
+    /// expression, so both back ends fail with its message whenever they reach it. Only alone at
+    /// the top: there both read every row, while under AND or OR which rows each one reaches
+    /// first is theirs to choose.
+    private mutating func patternFromRow() -> ObjectPredicate {
+        let comparison = ObjectPredicate.compare(.key(pick(["unique", "title", "place.name"])), .matches, .key("title"),
+                                                 options: stringOptions())
+        return chance(3) ? .not(comparison) : comparison
     }
 
     /// `SUBQUERY(tags, $t, …).@count` and friends.

@@ -80,7 +80,7 @@ struct PredicateBuilderTests {
         #expect(Set([PredicateObjectReference(1), PredicateObjectReference(1), PredicateObjectReference("1")]).count == 2)
         #expect(PredicateCollectionOperator.allCases.map(\.description) == ["@count", "@sum", "@avg", "@min", "@max"])
         #expect(ComparisonOperator.allCases.filter(\.isStringOperator) == [.beginsWith, .endsWith, .contains, .like, .matches])
-        #expect(ObjectPredicateError.Code.allCases.count == 18)
+        #expect(ObjectPredicateError.Code.allCases.count == 17)
     }
 }
 

@@ -57,6 +57,28 @@ struct PredicateEvaluatorTests {
         #expect(try matches("title == %@", photo, Optional<String>.none))
     }
 
+    @Test("as Apple's evaluator: IN with a string on the right is a substring test, CONTAINS on a collection asks for a member")
+    func appleStringInAndCollectionContains() throws {
+        let full = library.full
+        let truths = [
+            "'night' IN title", "title IN 'Alfama at night, Lisbon'", "'ALFAMA' IN[c] title", "'cafe' IN[cd] 'Le Café'",
+            "tags.name CONTAINS 'beach'", "tags.name CONTAINS[c] 'SUNSET'", "ANY tags.name CONTAINS 'ea'",
+            "{1, 2} CONTAINS 2", "NOT tags.name CONTAINS 'ea'", "views IN 120", "place.name IN 'Lisbon'",
+        ]
+        for format in truths {
+            #expect(try matches(format, full), "\(format)")
+        }
+        let falsehoods = [
+            "'' IN title", "'Night' IN title", "views IN '120'", "title IN nil", "nil IN title", "tags.name CONTAINS 'ea'",
+            "ALL tags.name CONTAINS 'ea'", "{1, 2} CONTAINS 3", "tags.name CONTAINS nil", "title IN 'Alfama'",
+        ]
+        for format in falsehoods {
+            #expect(try !matches(format, full), "\(format)")
+        }
+        #expect(try matches("tags CONTAINS %@", full, PredicateValue.object(library.sunset.predicateObjectReference)))
+        #expect(try !matches("tags CONTAINS %@", library.empty, PredicateValue.object(library.sunset.predicateObjectReference)))
+    }
+
     @Test("a to-many path without a modifier means ANY; ALL and NONE are true when empty")
     func collections() throws {
         let full = library.full

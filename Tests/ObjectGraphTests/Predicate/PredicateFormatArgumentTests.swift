@@ -41,6 +41,53 @@ struct PredicateFormatArgumentTests {
         #expect(try ObjectPredicate(format: "ANY %K == 1", "tags.count") == compare(key("tags", "count"), .equalTo, .constant(1), .any))
     }
 
+    @Test("%K stands for any key of a key path, as in Apple's parser")
+    func keySpecifierAnywhere() throws {
+        let count = ObjectExpression.collectionOperator(.count, of: key("record", "photos"), keyPath: [])
+        let cases: [(String, [any PredicateArgument], ObjectPredicate)] = [
+            ("%K.%K BEGINSWITH 'a'", ["record", "name"], compare(key("record", "name"), .beginsWith, .constant("a"))),
+            ("record.%K BEGINSWITH 'a'", ["name"], compare(key("record", "name"), .beginsWith, .constant("a"))),
+            ("%K.name BEGINSWITH 'a'", ["record"], compare(key("record", "name"), .beginsWith, .constant("a"))),
+            ("%K.%K == %@", ["record", "place.name", "x"], compare(key("record", "place", "name"), .equalTo, .constant("x"))),
+            ("SELF.%K == 1", ["a"], compare(key("a"), .equalTo, .constant(1))),
+            ("%K == 1", ["SELF.a"], compare(key("a"), .equalTo, .constant(1))),
+            ("%K == %@", ["SELF", "x"], compare(key(), .equalTo, .constant("x"))),
+            ("ANY %K.name == %@", ["tags", "sea"], compare(key("tags", "name"), .equalTo, .constant("sea"), .any)),
+            ("ANY %K.%K ==[c] %@", ["tags", "name", "sea"], compare(key("tags", "name"), .equalTo, .constant("sea"), .any, .caseInsensitive)),
+            ("%K.@count > 1", ["record.photos"], compare(count, .greaterThan, .constant(1))),
+            ("record.%K.@count > 1", ["photos"], compare(count, .greaterThan, .constant(1))),
+            ("record.%K > 1", ["photos.@count"], compare(count, .greaterThan, .constant(1))),
+            ("tags.@sum.%K > 1", ["count"], compare(.collectionOperator(.sum, of: key("tags"), keyPath: ["count"]), .greaterThan, .constant(1))),
+            ("%K.@max.%K > 1", ["tags", "count"], compare(.collectionOperator(.max, of: key("tags"), keyPath: ["count"]), .greaterThan, .constant(1))),
+            ("$t.%K == 1", ["name"], compare(.member(of: .variable("t"), keyPath: ["name"]), .equalTo, .constant(1))),
+            ("SUBQUERY(%K, $t, $t.%K == %@).@count > 0", ["tags", "name", "sea"],
+             compare(.collectionOperator(.count, of: .subquery(collection: key("tags"), variable: "t",
+                                                              predicate: compare(.member(of: .variable("t"), keyPath: ["name"]), .equalTo, .constant("sea"))),
+                                         keyPath: []), .greaterThan, .constant(0))),
+            ("%@ IN %K.%K", ["sea", "tags", "name"], compare(.constant("sea"), .in, key("tags", "name"))),
+        ]
+        for (format, arguments, expected) in cases {
+            #expect(try ObjectPredicate(format: format, arguments: arguments) == expected, "\(format)")
+        }
+        #expect(errorMessage("record.%K == 1") == "Too few arguments for format: %K at position 7")
+        #expect(errorMessage("record.%K == 1", [1]) == "Invalid argument 1 for %K at position 7: expected a key path string, got 1")
+        #expect(errorMessage("record.%K == 1", ["a..b"]) == "Invalid argument 1 for %K at position 7: expected a key path string, got \"a..b\"")
+        #expect(errorMessage("record.%K == 1", ["@size"]) == "Unknown collection operator '@size' at position 7")
+        #expect(errorMessage("%K.name == 1", ["tags.@count"]) == "Unexpected 'name' at position 3: expected a collection operator after @count")
+        #expect(errorMessage("record.%@ == 1", ["name"]) == "Unexpected '%@' at position 7: expected a key")
+    }
+
+    @Test("arguments beyond the specifiers are ignored, as Apple's parser ignores them")
+    func extraArguments() throws {
+        // Apple's guide: `%K like '%@'` with ("firstName", "Adam") means firstName LIKE "%@".
+        #expect(try ObjectPredicate(format: "%K like '%@'", "firstName", "Adam") == compare(key("firstName"), .like, .constant("%@")))
+        #expect(try ObjectPredicate(format: "SELF == '%@'", "Do") == compare(key(), .equalTo, .constant("%@")))
+        #expect(try ObjectPredicate(format: "a == %@", "x", "y", 3) == compare(key("a"), .equalTo, .constant("x")))
+        #expect(try ObjectPredicate(format: "TRUEPREDICATE", 1) == .true)
+        #expect(try ObjectPredicate(format: "a == \"$x %K\"", "unused") == compare(key("a"), .equalTo, .constant("$x %K")))
+        #expect(errorMessage("a == %@ AND b == %@", ["x"]) == "Too few arguments for format: %@ at position 17")
+    }
+
     @Test("integer specifiers take integers and booleans")
     func integerSpecifiers() throws {
         for specifier in ["%d", "%i", "%u", "%ld", "%li", "%lu", "%lld", "%lli", "%llu", "%hd", "%hhd", "%qd", "%zd"] {

@@ -71,6 +71,10 @@ struct PredicateParserTests {
             (#""a\"b\'c\\d""#, .string("a\"b'c\\d")), (#""line\nnext\ttab\rret\/""#, .string("line\nnext\ttab\rret/")),
             (#""caf\u00e9""#, .string("café")), (#""\u{1F600}""#, .string("😀")), (#""\ud83d\ude00""#, .string("😀")),
             (#""nul\0""#, .string("nul\0")), ("'naïve 東京 🏖️'", .string("naïve 東京 🏖️")),
+            // Apple's octal, hex and capital-U escapes.
+            (#""\101\142c""#, .string("Abc")), (#""\000x\0""#, .string("\0x\0")), (#""\377""#, .string("ÿ")),
+            (#""\x41\X62\x7a""#, .string("Abz")), (#""caf\xe9""#, .string("café")), (#""\U00e9\U0041""#, .string("éA")),
+            (#""\UD83D\UDE00""#, .string("😀")), (#""\08""#, .string("\08")),
             ("'%@ stays'", .string("%@ stays")), ("%%", .string("%")),
             ("{}", .array([])), ("{1, 'a', nil}", .array([1, "a", nil])), ("{{1}, {}}", .array([[1], []])),
             ("CAST(0, \"NSDate\")", .date(Date(timeIntervalSinceReferenceDate: 0))),
