@@ -8,7 +8,7 @@ import json, pathlib, re, subprocess, sys
 
 description = json.loads(subprocess.run(["swift", "package", "dump-package"], capture_output=True,
                                          text=True, check=True).stdout)
-toolchain = {"Foundation", "FoundationXML", "FoundationNetworking", "Testing", "XCTest", "Glibc", "Darwin",
+toolchain = {"Foundation", "FoundationXML", "FoundationNetworking", "Testing", "XCTest", "Glibc", "Musl", "Darwin", "Android", "WinSDK", "ucrt",
              "Dispatch", "Synchronization"}
 problems = 0
 for target in description["targets"]:
