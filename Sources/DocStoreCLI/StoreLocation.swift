@@ -116,7 +116,7 @@ struct ModelSource {
         do {
             if let inferred { return try StoreCoordinator(readingStoreAt: location.storeURL, inferred: inferred) }
             let plan = try StoreMigrationPlan.statements(forStoreAt: location.storeURL, model: model)
-            guard plan.isEmpty else {
+            guard try !StoreMigrationPlan.readingNeedsMigration(forStoreAt: location.storeURL, model: model) else {
                 throw CommandFailure.badInput(
                     "the store at \(location.path) does not match the model \(file ?? "") (it would need \(plan.count) migration statements)",
                     hint: "Leave out --model to read it with a model inferred from the store, or run 'docstore migrate' on a copy.")

@@ -9,7 +9,8 @@ import Foundation
 /// - a name already used in the table gets a number (`ZACCOUNT1`);
 /// - a to-one whose destination has subentities gets `Z<n>_<NAME>` for the target's `Z_ENT`;
 /// - a many-to-many gets `Z_<n><NAME>` with `Z_<n><INVERSE>` and `Z_<m><NAME>` columns, named by
-///   the side with the lower entity number; join column names are unique across the model.
+///   the side with the lower entity number; join column names are unique across the model;
+///   a relationship that is its own inverse gets `Z_<n><NAME>` with `Z_<n><NAME>` and `REFLEXIVE`.
 package struct ColumnLayout {
     struct Key: Hashable {
         let entity: Int
@@ -92,22 +93,45 @@ package struct ColumnLayout {
             usedJoinColumns.insert(candidate)
             return candidate
         }
+        // Join tables a store already has, as it names them.
+        for name in order {
+            guard let description = byName[name], let ownNumber = number[name] else { continue }
+            for relationship in description.relationships where relationship.isToMany {
+                guard let layout = relationship.storedJoinTable, let inverseName = relationship.inverse,
+                      let inverse = ColumnLayout.declaredRelationship(inverseName, from: relationship.destination, byName: byName, chains: chains),
+                      let otherNumber = number[inverse.declaringEntity], joinTableByKey[Key(ownNumber, relationship.name)] == nil else { continue }
+                let table = ObjectModel.JoinTable(name: layout.name, sourceColumn: layout.sourceColumn,
+                                                  destinationColumn: layout.destinationColumn, sourceEntity: ownNumber,
+                                                  relationship: relationship.name)
+                usedJoinColumns.formUnion([layout.sourceColumn, layout.destinationColumn])
+                joinTables.append(table)
+                joinTableByKey[Key(ownNumber, relationship.name)] = table
+                guard !(ownNumber == otherNumber && relationship.name == inverseName) else { continue }
+                joinTableByKey[Key(otherNumber, inverseName)] = ObjectModel.JoinTable(
+                    name: table.name, sourceColumn: table.destinationColumn, destinationColumn: table.sourceColumn,
+                    sourceEntity: otherNumber, relationship: inverseName)
+            }
+        }
         for name in order {
             guard let description = byName[name], let ownNumber = number[name] else { continue }
             for relationship in description.relationships.sorted(by: { $0.name < $1.name }) where relationship.isToMany {
+                guard joinTableByKey[Key(ownNumber, relationship.name)] == nil else { continue }
                 guard let inverseName = relationship.inverse,
                       let inverse = ColumnLayout.declaredRelationship(inverseName, from: relationship.destination, byName: byName, chains: chains),
                       inverse.relationship.isToMany,
                       let otherNumber = number[inverse.declaringEntity] else { continue }
                 let isOwner = ownNumber < otherNumber || (ownNumber == otherNumber && relationship.name <= inverseName)
                 guard isOwner else { continue }
+                let isReflexive = ownNumber == otherNumber && relationship.name == inverseName
                 let table = ObjectModel.JoinTable(
                     name: "Z_\(ownNumber)" + relationship.name.uppercased(),
                     sourceColumn: claimJoinColumn("Z_\(ownNumber)" + inverseName.uppercased()),
-                    destinationColumn: claimJoinColumn("Z_\(otherNumber)" + relationship.name.uppercased()),
+                    destinationColumn: isReflexive ? ObjectModel.JoinTable.reflexiveColumn
+                        : claimJoinColumn("Z_\(otherNumber)" + relationship.name.uppercased()),
                     sourceEntity: ownNumber, relationship: relationship.name)
                 joinTables.append(table)
                 joinTableByKey[Key(ownNumber, relationship.name)] = table
+                if isReflexive { continue }
                 joinTableByKey[Key(otherNumber, inverseName)] = ObjectModel.JoinTable(
                     name: table.name, sourceColumn: table.destinationColumn, destinationColumn: table.sourceColumn,
                     sourceEntity: otherNumber, relationship: inverseName)

@@ -93,6 +93,8 @@ public final class Entity: Sendable, CustomStringConvertible {
     public let toManyCount: Int
     /// Uniqueness constraints as attribute slots.
     public let uniquenessConstraints: [[Int]]
+    /// The fetch indexes this entity declares (not its ancestors'), with their columns.
+    public let fetchIndexes: [FetchIndex]
     /// The table of this entity's hierarchy (`Z` + the root entity's name in capitals).
     public let table: String
     public let renamingIdentifier: String?
@@ -116,8 +118,8 @@ public final class Entity: Sendable, CustomStringConvertible {
 
     init(name: String, number: Int, isAbstract: Bool, parent: Int?, root: Int, subentities: [Int],
          hierarchy: [Int], attributes: [EntityAttribute], relationships: [EntityRelationship],
-         uniquenessConstraints: [[Int]], table: String, renamingIdentifier: String?, versionHash: Data,
-         objectClass: ManagedObject.Type, wrapperTargets: [WrapperTarget]) {
+         uniquenessConstraints: [[Int]], fetchIndexes: [FetchIndex] = [], table: String, renamingIdentifier: String?,
+         versionHash: Data, objectClass: ManagedObject.Type, wrapperTargets: [WrapperTarget]) {
         self.name = name
         self.number = number
         self.isAbstract = isAbstract
@@ -133,6 +135,7 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.nullValues = Array(repeating: .null, count: attributes.count)
         self.nilToOne = Array(repeating: nil, count: toOneCount)
         self.uniquenessConstraints = uniquenessConstraints
+        self.fetchIndexes = fetchIndexes
         self.table = table
         self.renamingIdentifier = renamingIdentifier
         self.versionHash = versionHash

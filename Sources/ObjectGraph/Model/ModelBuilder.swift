@@ -103,7 +103,10 @@ struct ModelBuilder {
                 name: name, number: entityNumber, isAbstract: description.isAbstract,
                 parent: description.parent.flatMap { number[$0] }, root: root, subentities: subentities,
                 hierarchy: hierarchy, attributes: resolvedAttributes, relationships: resolvedRelationships,
-                uniquenessConstraints: constraints, table: ColumnLayout.tableName(chain.first ?? name),
+                uniquenessConstraints: constraints,
+                fetchIndexes: try FetchIndex.resolve(description.indexes, entity: name, attributes: resolvedAttributes,
+                                                     relationships: resolvedRelationships),
+                table: ColumnLayout.tableName(chain.first ?? name),
                 renamingIdentifier: description.renamingIdentifier,
                 versionHash: hashes[name] ?? Data(),
                 objectClass: description.objectClass, wrapperTargets: wrapperTargets))

@@ -17,13 +17,14 @@ struct PropertyNamingTests {
         ("INVESTMENTSECURITYID", "investmentSecurityId"),
         ("BUCKETTRANSFERS", "bucketTransfers"),
         ("ACTIVITIES", "activities"),
-        ("TICDSSYNCID", "ticdsSyncid"),
+        ("TICDSSYNCID", "ticdsSyncID"),  // Cocoa spells the acronyms ID, URL, UUID in capitals at a name's end
         ("TICDSSYNCCHANGE", "ticdsSyncChange"),
         ("DATEYMD", "dateymd"),
         ("ISHIDDEN", "ishidden"),
         ("TAGS", "tags"),
         ("STAGE", "stage"),
-        ("ACCOUNTSTAGS", "accountStags"),  // a plural only ends a name: ACCOUNTS is not a word here
+        ("ACCOUNTSTAGS", "accountsTags"),  // a plural stands before another known word
+        ("ACCOUNTSTATE", "accountState"),  // … but not before an unknown one: the S may begin it
         ("X", "x"),
         ("123", "123"),
         ("NAMÉ", "NAMÉ"),
