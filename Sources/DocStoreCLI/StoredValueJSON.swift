@@ -26,7 +26,7 @@ enum StoredValueJSON {
                 return .decimal(NSDecimalNumber(decimal: decimal).description(withLocale: Locale(identifier: "en_US_POSIX")))
             }
         case .date:
-            // A moment outside the years 0000–9999 (a sentinel) shows as the number stored.
+            // A moment outside the years 0001–9999 (a sentinel) shows as the number stored.
             if let seconds = value.realValue, let text = iso8601(secondsSinceReferenceDate: seconds) { return .string(text) }
         case .string, .uri:
             if case .text(let text) = value { return .string(text) }
@@ -52,7 +52,7 @@ enum StoredValueJSON {
     }
 
     /// `2013-01-26T12:00:00Z`; with milliseconds when the time has a fraction of a second; nil
-    /// outside the years 0000–9999.
+    /// outside the years 0001–9999.
     static func iso8601(secondsSinceReferenceDate seconds: Double) -> String? {
         ISO8601Timestamp.string(secondsSinceReferenceDate: seconds, milliseconds: seconds.rounded(.down) != seconds)
     }

@@ -1,9 +1,10 @@
 import Foundation
 
 /// ISO 8601 UTC text for a moment stored as seconds since 2001-01-01 (Core Data's `TIMESTAMP`),
-/// in the proleptic Gregorian calendar, for the years ISO 8601 writes with four digits
-/// (0000–9999). Anything else — Photos keeps sentinels such as `123456789012345`, some four
-/// million years away — has no such text: callers show the stored number instead of a wrong date.
+/// in the proleptic Gregorian calendar (as ISO 8601 and Python's `datetime` count), for the
+/// years 0001–9999. Anything else — Photos keeps sentinels such as `123456789012345`, some four
+/// million years away; Foundation's `distantPast` is 0000-12-30 in this calendar — has no such
+/// text: callers show the stored number instead of a wrong or unreadable date.
 ///
 /// ```swift
 /// ISO8601Timestamp.string(secondsSinceReferenceDate: 380894400)        // "2013-01-26T12:00:00Z"
@@ -16,7 +17,7 @@ public enum ISO8601Timestamp {
     private static let limit = 400_000_000_000.0
 
     /// `2013-01-26T12:00:00Z`; with `milliseconds`, `.SSS` before the `Z` (rounded down).
-    /// Nil when the value is not finite or its year is outside 0000–9999.
+    /// Nil when the value is not finite or its year is outside 0001–9999.
     public static func string(secondsSinceReferenceDate seconds: Double, milliseconds: Bool = false) -> String? {
         guard seconds.isFinite, abs(seconds) < limit else { return nil }
         let whole = seconds.rounded(.down)
@@ -24,7 +25,7 @@ public enum ISO8601Timestamp {
         let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
         let secondOfDay = unixSeconds - days * 86_400
         let (year, month, day) = civilDate(daysSince1970: days)
-        guard (0...9999).contains(year) else { return nil }
+        guard (1...9999).contains(year) else { return nil }
         var text = String(format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld", year, month, day,
                           secondOfDay / 3600, secondOfDay % 3600 / 60, secondOfDay % 60)
         if milliseconds {

@@ -43,7 +43,7 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     /// An ISO 8601 UTC timestamp in whole seconds (`2023-04-01T10:15:00Z`), or null: one
     /// format for every date, which strict decoders (Swift's `.iso8601`, for one) all read. A
-    /// date outside the years 0000–9999 (a store's sentinel) is the number of seconds since
+    /// date outside the years 0001–9999 (a store's sentinel) is the number of seconds since
     /// 2001-01-01 it holds, never a wrong date.
     public static func date(_ value: Date?) -> JSONValue {
         guard let value else { return .null }
@@ -55,7 +55,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// `2023-04-01T10:15:00Z`, in whole seconds rounded down (a visit at 10:15:00.9 was still at
-    /// 10:15:00); outside the years 0000–9999, the seconds since 2001-01-01 as a number.
+    /// 10:15:00); outside the years 0001–9999, the seconds since 2001-01-01 as a number.
     public static func formatDate(_ date: Date) -> String {
         let seconds = date.timeIntervalSinceReferenceDate
         return ISO8601Timestamp.string(secondsSinceReferenceDate: seconds) ?? "\(seconds)"
