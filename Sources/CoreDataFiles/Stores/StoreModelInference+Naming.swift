@@ -13,7 +13,8 @@ import ObjectGraph
 ///   the next word).
 /// - **Cocoa's conventions**, applied only where the column's own evidence backs them: the
 ///   acronyms `ID`, `URL`, `UUID` end a name in capitals (`siteURL`, `bookID`; Swift's API
-///   guidelines keep acronyms uniformly cased); a column holding only 0 and 1 reads as a Boolean,
+///   guidelines keep acronyms uniformly cased), or as the store's own names spell them
+///   (`Id` where an entity is `InvestmentSecurityId`); a column holding only 0 and 1 reads as a Boolean,
 ///   so `IS…`/`HAS…` begin it (`isBookmarked`); a timestamp ending in `…EDAT` is a participle and
 ///   `At` (`updatedAt`).
 /// - A name is split into known words plus at most one unknown run of three or more letters, with
@@ -38,18 +39,30 @@ struct PropertyNaming {
 
     /// Known words by their capitalised form, spelled as found.
     private let words: [String: String]
+    /// The store's column names (without `Z`), known as words for spelling the other columns.
+    private let columnNames: [String: String]
     private let longestWord: Int
     /// Acronyms Cocoa spells in capitals at the end of a name.
     private static let finalAcronyms: Set<String> = ["ID", "URL", "UUID"]
+    /// How this store's own names spell those acronyms, where they spell them one way only
+    /// (MoneyWell's `InvestmentSecurityId` writes `Id`).
+    private let acronymSpellings: [String: String]
 
-    init(entityNames: [String], extraWords: [String] = []) {
+    init(entityNames: [String], extraWords: [String] = [], columnWords: [String] = []) {
         var words: [String: String] = [:]
-        for name in entityNames {
-            for word in [name] + Self.splitWords(name) { Self.add(word, to: &words) }
+        var spellings: [String: Set<String>] = [:]
+        let all = entityNames.flatMap { [$0] + Self.splitWords($0) } + extraWords
+        for word in all {
+            Self.add(word, to: &words)
+            if Self.finalAcronyms.contains(word.uppercased()) { spellings[word.uppercased(), default: []].insert(word) }
         }
-        for word in extraWords { Self.add(word, to: &words) }
+        // Column names come in capitals: words in lower case, for spelling other columns (never their own).
+        var columns: [String: String] = [:]
+        for word in columnWords where words[word.uppercased()] == nil { Self.add(word.lowercased(), to: &columns) }
+        columnNames = columns
         self.words = words
-        longestWord = (words.keys.map(\.count).max() ?? 0) + 3
+        acronymSpellings = spellings.compactMapValues { $0.count == 1 ? $0.first : nil }
+        longestWord = (words.keys.map(\.count) + columnNames.keys.map(\.count)).max().map { $0 + 3 } ?? 3
     }
 
     private static func add(_ word: String, to words: inout [String: String]) {
@@ -104,7 +117,7 @@ struct PropertyNaming {
 
     private func camelCase(_ core: String, acronyms: Bool = true) -> String {
         guard let pieces = segment(core, acronyms: acronyms), let first = pieces.first,
-              pieces.count >= 2 || spelling(of: core, position: .last, acronyms: acronyms) != nil else { return core.lowercased() }
+              pieces.count >= 2 || spelling(of: core, position: .last, acronyms: acronyms, excluding: core) != nil else { return core.lowercased() }
         return Self.lowercasingFirstWord(first) + pieces.dropFirst().joined()
     }
 
@@ -142,7 +155,7 @@ struct PropertyNaming {
                 for stop in stride(from: min(count, start + longestWord), to: start, by: -1) {
                     guard let rest = best[stop][usedUnknown] else { continue }
                     let position: Position = stop == count ? .last : rest.startsWithKnownWord ? .beforeKnownWord : .inner
-                    guard let word = spelling(of: String(letters[start..<stop]), position: position, acronyms: acronyms) else { continue }
+                    guard let word = spelling(of: String(letters[start..<stop]), position: position, acronyms: acronyms, excluding: core) else { continue }
                     let candidate = Choice(pieces: [word] + rest.pieces, unknownLetters: rest.unknownLetters, startsWithKnownWord: true)
                     if isBetter(candidate, than: choice) { choice = candidate }
                 }
@@ -163,18 +176,19 @@ struct PropertyNaming {
 
     /// A known word, its plural where one may stand, or a final acronym, spelled for camel case
     /// (`TRANSFERS` → `Transfers`, `ID` → `ID`).
-    private func spelling(of chunk: String, position: Position, acronyms: Bool = true) -> String? {
+    private func spelling(of chunk: String, position: Position, acronyms: Bool = true, excluding own: String = "") -> String? {
         func capitalised(_ word: String) -> String { word.prefix(1).uppercased() + word.dropFirst() }
-        if let word = words[chunk] { return capitalised(word) }
-        if acronyms, position == .last, Self.finalAcronyms.contains(chunk) { return chunk }
+        if let word = words[chunk] ?? (chunk == own ? nil : columnNames[chunk]) { return capitalised(word) }
+        if acronyms, position == .last, Self.finalAcronyms.contains(chunk) { return acronymSpellings[chunk] ?? chunk }
         guard position != .inner else { return nil }
-        if chunk.hasSuffix("ES"), let word = words[String(chunk.dropLast(2))] { return capitalised(word) + "es" }
-        if chunk.hasSuffix("S"), let word = words[String(chunk.dropLast())] { return capitalised(word) + "s" }
-        if chunk.hasSuffix("IES"), let word = words[String(chunk.dropLast(3)) + "Y"] {
+        func known(_ key: String) -> String? { words[key] ?? (key == own ? nil : columnNames[key]) }
+        if chunk.hasSuffix("ES"), let word = known(String(chunk.dropLast(2))) { return capitalised(word) + "es" }
+        if chunk.hasSuffix("S"), let word = known(String(chunk.dropLast())) { return capitalised(word) + "s" }
+        if chunk.hasSuffix("IES"), let word = known(String(chunk.dropLast(3)) + "Y") {
             return capitalised(String(word.dropLast())) + "ies"
         }
         if acronyms, position == .last, chunk.hasSuffix("S"), Self.finalAcronyms.contains(String(chunk.dropLast())) {
-            return String(chunk.dropLast()) + "s"
+            return (acronymSpellings[String(chunk.dropLast())] ?? String(chunk.dropLast())) + "s"
         }
         return nil
     }

@@ -195,6 +195,8 @@ struct Inference {
         var role: InferredColumn.Role
         var entityColumn: String?
         var isIndexed: Bool
+        /// The name with the column's clash number, for when the name without it is taken.
+        var fallbackName: String?
     }
 
     init(connection: Connection) throws {
@@ -212,7 +214,11 @@ struct Inference {
         self.entries = entries
         ignored = skipped
         evidence = try StoreNameEvidence(connection: connection, catalog: catalog, entityNames: catalog.entries.map(\.name))
-        naming = PropertyNaming(entityNames: entries.map(\.name), extraWords: evidence.words)
+        // Property names often hold other properties' names (amount, saleAmount): every column
+        // name of the store is a word for spelling the others.
+        let columnWords = catalog.tables.values.flatMap { $0.map(\.name) }
+            .filter { $0.hasPrefix("Z") && !$0.hasPrefix("Z_") && $0.count > 4 }.map { String($0.dropFirst()).withoutTrailingDigits }
+        naming = PropertyNaming(entityNames: entries.map(\.name), extraWords: evidence.words, columnWords: columnWords)
         record = try Self.readRecord(connection)
         try checkEntries()
     }
@@ -277,8 +283,14 @@ struct Inference {
             let table = StoreCatalog.tableName(ofRoot: root.name)
             tables.insert(table)
             let properties = try inferProperties(ofTable: table, root: root.number)
-            for (owner, property) in properties {
+            var taken: [Int: Set<String>] = [:]
+            for (owner, var property) in properties {
                 let ownerName = entries[owner - 1].name
+                let family = entries.map(\.number).filter { chain($0).contains(owner) || chain(owner).contains($0) }
+                if let fallback = property.fallbackName, family.contains(where: { taken[$0, default: []].contains(property.name) }) {
+                    property.name = fallback
+                }
+                taken[owner, default: []].insert(property.name)
                 switch property.role {
                 case .attribute(let type):
                     descriptions[owner - 1].attributes.append(AttributeDescription(name: property.name, type: type, isIndexed: property.isIndexed))
@@ -389,11 +401,17 @@ struct Inference {
             }
             let base = String(column.name.dropFirst())
             let hint: PropertyNaming.Hint = flags.contains(column.name) ? .boolean : column.type == "TIMESTAMP" ? .timestamp : .none
-            let name = evidence.exactNames[table]?[column.name] ?? naming.propertyName(forColumnBase: base, hint: hint)
+            // Core Data numbers a column whose name another entity of the table took (ZACCOUNT1):
+            // the property is named without the number, unless that clashes (see `run`).
+            let clashFreeBase = base.withoutTrailingDigits
+            let numbered = clashFreeBase != base && names.contains("Z" + clashFreeBase)
+            let exact = evidence.exactNames[table]?[column.name]
+            let name = exact ?? naming.propertyName(forColumnBase: numbered ? clashFreeBase : base, hint: hint)
             let isIndexed = catalog.hasColumnIndex(table: table, column: column.name)
             var owners = presence[column.name] ?? []
             var property = Property(name: name, column: column.name, role: .attribute(Self.attributeType(forColumnType: column.type)),
                                     entityColumn: nil, isIndexed: false)
+            if numbered && exact == nil { property.fallbackName = naming.propertyName(forColumnBase: base, hint: hint) }
             if column.type == "INTEGER", let companion = entityColumns[column.name], entry(companion.destination) != nil {
                 property.role = .toOne(destination: entries[companion.destination - 1].name, evidence: .entityColumn)
                 property.entityColumn = companion.column
@@ -440,13 +458,18 @@ struct Inference {
         return result
     }
 
-    /// The integer columns that hold values, all 0 or 1: Booleans, most likely; in one query.
+    /// The integer columns that hold values, all 0 or 1 — Booleans, most likely — and the empty
+    /// ones named as flags are; in one query.
     private func flagColumns(in table: String, columns: [String]) throws -> Set<String> {
         guard !columns.isEmpty else { return [] }
         let tests = columns.map { "count(\(quoteIdentifier($0))), count(CASE WHEN \(quoteIdentifier($0)) NOT IN (0, 1) THEN 1 END)" }
         let statement = try connection.prepare("SELECT " + tests.joined(separator: ", ") + " FROM \(quoteIdentifier(table))")
         guard try statement.step() else { return [] }
-        return Set(columns.enumerated().filter { statement.int(at: 2 * $0.offset) > 0 && statement.int(at: 2 * $0.offset + 1) == 0 }.map(\.element))
+        // A column without values may be a flag too, but only its name can say so (IS…, HAS…).
+        return Set(columns.enumerated().filter { offset, column in
+            statement.int(at: 2 * offset + 1) == 0
+                && (statement.int(at: 2 * offset) > 0 || ["ZIS", "ZHAS"].contains { column.hasPrefix($0) })
+        }.map(\.element))
     }
 
     /// For each column, the entities whose rows hold a value in it; in one query per table.
