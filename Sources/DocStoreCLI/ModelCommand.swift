@@ -24,6 +24,15 @@ struct ModelCommand {
                     ("matchesStore", .bool(inferred.matchesStoreExactly)),
                     ("schemaDifferences", .array(inferred.schemaDifferences.map(JSONValue.text))),
                     ("ignored", .array(inferred.ignored.map(JSONValue.text))),
+                    ("coreDataEntities", .array(inferred.coreDataEntities.map { entity in
+                        .object([
+                            ("name", .string(entity.name)), ("number", .integer(Int64(entity.number))), ("table", .string(entity.table)),
+                            ("columns", .array(entity.columns.map { column in
+                                .object([("name", .string(column.property)), ("type", .string(column.type.coreDataName)),
+                                         ("column", .string(column.column))])
+                            })),
+                        ])
+                    })),
                 ])
             } ?? .null
             let document: JSONValue = .object([
@@ -64,6 +73,10 @@ struct ModelCommand {
             output.write("\n" + (inferred.matchesStoreExactly
                 ? "The store's schema is exactly what this model lays out."
                 : "The store's schema differs from what this model lays out; it is read as it is.") + "\n")
+            for entity in inferred.coreDataEntities {
+                output.write("Core Data's own entity \(entity.name) (\(entity.number)), table \(entity.table): "
+                    + entity.columns.map(\.property).joined(separator: ", ") + "\n")
+            }
             for line in inferred.ignored { output.write("Left out: \(line)\n") }
         }
     }

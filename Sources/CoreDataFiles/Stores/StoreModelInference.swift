@@ -396,7 +396,12 @@ struct Inference {
         var ordered: [OrderedColumn] = []
         for column in propertyColumns where !companions.contains(column.name) {
             guard column.name.count > 1, column.name.hasPrefix("Z"), !column.name.hasPrefix("Z_") else {
-                ignored.append("column \(table).\(column.name): not a Core Data property column")
+                if column.name.hasPrefix("Z_FOK_") {
+                    // The order of an ordered to-many whose name the store does not keep: the inverse of this to-one.
+                    ignored.append("column \(table).\(column.name): the order of the ordered to-many inverse to Z\(column.name.dropFirst(6)), which the store does not name")
+                } else {
+                    ignored.append("column \(table).\(column.name): not a Core Data property column")
+                }
                 continue
             }
             let base = String(column.name.dropFirst())

@@ -121,3 +121,61 @@ struct DerivedAttributeTriggerTests {
         #expect(try AppleStores.scalar("SELECT ZCOMMENT FROM ZFEEDBACK WHERE Z_PK = \(feedback.objectID.primaryKey)", in: store) == .text("Changed"))
     }
 }
+
+@Suite("Migrating an Apple store with history and triggers: entities renumbered everywhere, triggers kept")
+struct RenumberingAppleStoreTests {
+    @Test("a new entity that sorts first renumbers rows, entity columns, history's changes and Z_PRIMARYKEY; triggers still count pages")
+    func renumber() throws {
+        let directory = try TemporaryDirectory()
+        let store = try AppleStores.copyMore(DerivedAttributeTriggerTests.store, into: directory)
+        let changesBefore = try AppleStores.rows("SELECT ZENTITY, count(*) FROM ACHANGE GROUP BY 1 ORDER BY 1", in: store)
+        let pagesBefore = try AppleStores.rows("SELECT Z_PK, ZBOOK, Z1_BOOK FROM ZPAGE ORDER BY Z_PK", in: store)
+        let model = try DerivedAttributeTriggerTests.model()
+        var descriptions = try Self.descriptions(of: model)
+        descriptions.append(EntityDescription(name: "Atlas", attributes: [AttributeDescription(name: "title", type: .string)]))
+        let newer = try ObjectModel(entities: descriptions)
+        #expect(newer.entities.map(\.name) == ["Atlas", "Book", "GraphicNovel", "Feedback", "Page", "Writer", "Author"])
+        let plan = try StoreMigrationPlan.statements(forStoreAt: store, model: newer)
+        // The same plan every time, in its fixed order.
+        #expect(try StoreMigrationPlan.statements(forStoreAt: store, model: newer) == plan)
+        let coordinator = try StoreCoordinator(url: store, model: newer, journalMode: nil)
+
+        #expect(try AppleStores.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT", in: store) == [
+            [.integer(1), .text("Atlas"), .integer(0)], [.integer(2), .text("Book"), .integer(0)],
+            [.integer(3), .text("GraphicNovel"), .integer(2)], [.integer(4), .text("Feedback"), .integer(0)],
+            [.integer(5), .text("Page"), .integer(0)], [.integer(6), .text("Writer"), .integer(0)],
+            [.integer(7), .text("Author"), .integer(6)], [.integer(16001), .text("CHANGE"), .integer(0)],
+            [.integer(16002), .text("TRANSACTION"), .integer(0)], [.integer(16003), .text("TRANSACTIONSTRING"), .integer(0)],
+        ])
+        // Every entity number moved by one: rows, the entity column (now Z2_BOOK), history's changes.
+        #expect(try AppleStores.rows("SELECT Z_PK, ZBOOK, Z2_BOOK FROM ZPAGE ORDER BY Z_PK", in: store)
+                == pagesBefore.map { [$0[0], $0[1], .integer(($0[2].integerValue ?? 0) + 1)] })
+        #expect(try AppleStores.rows("SELECT DISTINCT Z_ENT FROM ZBOOK ORDER BY 1", in: store) == [[.integer(2)], [.integer(3)]])
+        #expect(try AppleStores.rows("SELECT ZENTITY, count(*) FROM ACHANGE GROUP BY 1 ORDER BY 1", in: store)
+                == changesBefore.map { [.integer(($0[0].integerValue ?? 0) + 1), $0[1]] })
+        #expect(try AppleStores.scalar("SELECT sql FROM sqlite_master WHERE name = 'ZPAGE'", in: store) == .text(
+            "CREATE TABLE ZPAGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZISBOOKMARKED INTEGER, ZNUMBER INTEGER, "
+                + "ZBOOK INTEGER, Z2_BOOK INTEGER, ZCONTENT BLOB )"))
+        // The derived attribute's five triggers are there and still keep count.
+        #expect(try AppleStores.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'Z_DA_%'", in: store) == .integer(5))
+        let context = ObjectContext(coordinator: coordinator)
+        let page = try context.insertObject(entityName: "Page")
+        try page.setObject(try context.existingObject(with: ObjectID(entityNumber: 3, primaryKey: 3)), forKey: "book")
+        try context.save()
+        #expect(try AppleStores.scalar("SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = 3", in: store) == .integer(20))
+        #expect(try AppleStores.rows("PRAGMA integrity_check", in: store) == [[.text("ok")]])
+    }
+
+    /// A resolved model's entities as descriptions again, to extend it.
+    static func descriptions(of model: ObjectModel) throws -> [EntityDescription] {
+        model.entities.map { entity in
+            EntityDescription(
+                name: entity.name, parent: entity.parent.map { model.entities[$0 - 1].name }, isAbstract: entity.isAbstract,
+                attributes: entity.attributes.filter { $0.declaringEntity == entity.number }.map(\.declaration),
+                relationships: entity.relationships.filter { $0.declaringEntity == entity.number }.map(\.declaration),
+                uniquenessConstraints: entity.uniquenessConstraints.filter { constraint in
+                    constraint.allSatisfy { entity.attributes[$0].declaringEntity == entity.number }
+                }.map { $0.map { entity.attributes[$0].name } })
+        }
+    }
+}

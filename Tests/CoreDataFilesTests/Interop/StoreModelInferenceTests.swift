@@ -253,4 +253,44 @@ struct StoreModelInferenceTests {
             try StoreModelInference.infer(fromStoreAt: misnumbered)
         }
     }
+    @Test("self-referential many-to-manys read back: followers/following, and a reflexive friends kept both ways")
+    func selfReferential() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription(name: "Person", attributes: [AttributeDescription(name: "name", type: .string)], relationships: [
+                RelationshipDescription(name: "followers", destination: "Person", inverse: "following", isToMany: true),
+                RelationshipDescription(name: "following", destination: "Person", inverse: "followers", isToMany: true),
+                RelationshipDescription(name: "friends", destination: "Person", inverse: "friends", isToMany: true),
+            ]),
+        ])
+        #expect(model.joinTables.map { "\($0.name) (\($0.sourceColumn), \($0.destinationColumn))" }
+                == ["Z_1FOLLOWERS (Z_1FOLLOWING, Z_1FOLLOWERS)", "Z_1FRIENDS (Z_1FRIENDS, REFLEXIVE)"])
+        let store = try TestStore(model: model)
+        let context = store.context()
+        let people = try ["Ana", "Rui", "Eva"].map { name in
+            let person = try context.insertObject(entityName: "Person")
+            try person.setValue(name, forKey: "name")
+            return person
+        }
+        try people[0].setObjects([people[1], people[2]], forKey: "followers")
+        try people[0].addObject(people[1], forKey: "friends")
+        try context.save()
+        // A reflexive pair is kept both ways, as Core Data keeps it; its table has no second index.
+        #expect(try store.rows("SELECT Z_1FRIENDS, REFLEXIVE FROM Z_1FRIENDS ORDER BY 1") == [[.integer(1), .integer(2)], [.integer(2), .integer(1)]])
+        #expect(try store.rows("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'Z_1FRIENDS' AND sql IS NOT NULL") == [[.integer(0)]])
+        try store.sql { try $0.execute("CREATE TABLE Z_1THINGS (A INTEGER, B INTEGER)") }
+        try AppleStores.removeModelRecord(from: store.url)
+        let inferred = try StoreModelInference.infer(fromStoreAt: store.url)
+        #expect(inferred.joinTables.map { "\($0.table): \($0.entity).\($0.relationship) <-> \($0.destination).\($0.inverse)" }
+                == ["Z_1FOLLOWERS: Person.followers <-> Person.following", "Z_1FRIENDS: Person.friends <-> Person.friends"])
+        #expect(inferred.joinTables.last?.isReflexive == true)
+        // A join table that cannot be read is listed, not read as empty relationships.
+        #expect(inferred.ignored == ["table Z_1THINGS"])
+        let reader = ObjectContext(coordinator: try StoreCoordinator(readingStoreAt: store.url, inferred: inferred))
+        let ana = try reader.existingObject(with: ObjectID(entityNumber: 1, primaryKey: 1))
+        #expect(try ana.objects(forKey: "followers").map(\.objectID.primaryKey) == [2, 3])
+        #expect(try ana.objects(forKey: "friends").map(\.objectID.primaryKey) == [2])
+        let rui = try reader.existingObject(with: ObjectID(entityNumber: 1, primaryKey: 2))
+        #expect(try rui.objects(forKey: "following").map(\.objectID.primaryKey) == [1])
+        #expect(try rui.objects(forKey: "friends").map(\.objectID.primaryKey) == [1])
+    }
 }
