@@ -122,4 +122,43 @@ struct MigrationTests {
         version2[1].attributes.append(AttributeDescription(name: "colour", type: .string))
         #expect(throws: StoreError.self) { try StoreCoordinator(url: url, model: ObjectModel(entities: version2), readOnly: true) }
     }
+    @Test("without a model record (an Apple store), a new parent entity is refused: the rows would have to move tables")
+    func newParentRefused() throws {
+        let (directory, url) = try makeStore()
+        defer { withExtendedLifetime(directory) {} }
+        let connection = try Connection(path: url.path, configuration: .init(journalMode: nil))
+        let data = try #require(try connection.scalar("SELECT Z_PLIST FROM Z_METADATA")?.blobValue)
+        var plist = try #require(try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any])
+        plist.removeValue(forKey: "VacationsModel")
+        try connection.execute("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0))])
+        let before = try rows(url, "SELECT sql FROM sqlite_master ORDER BY name")
+        var version2 = Self.version1
+        version2[0].parent = "Item"
+        version2.append(Self.entity("Item", [AttributeDescription(name: "created", type: .date)]))
+        #expect(throws: MigrationError(entity: "Photo", property: nil, reason: "its parent entity changed from none to Item")) {
+            try StoreCoordinator(url: url, model: ObjectModel(entities: version2))
+        }
+        #expect(try rows(url, "SELECT sql FROM sqlite_master ORDER BY name") == before)
+        #expect(try rows(url, "SELECT count(*) FROM ZPHOTO") == [[.integer(2)]])
+    }
+
+    @Test("the plan for the same store and model is the same, statement for statement, every time")
+    func deterministic() throws {
+        let (directory, url) = try makeStore()
+        defer { withExtendedLifetime(directory) {} }
+        var version2 = Self.version1
+        version2.append(Self.entity("Album", [AttributeDescription(name: "title", type: .string)],
+                                    [RelationshipDescription(name: "photos", destination: "Photo", inverse: "album", isToMany: true)]))
+        version2[0].relationships.append(RelationshipDescription(name: "album", destination: "Album", inverse: "photos"))
+        version2[0].attributes.append(AttributeDescription(name: "rank", type: .integer32, isIndexed: true))
+        version2[1].uniquenessConstraints = [["name"]]
+        let model = try ObjectModel(entities: version2)
+        let plans = try (0..<5).map { _ in try StoreMigrationPlan.statements(forStoreAt: url, model: model) }
+        #expect(Set(plans).count == 1)
+        #expect(plans[0].filter { $0.hasPrefix("CREATE") && $0.contains("INDEX") } == [
+            "CREATE INDEX ZPHOTO_ZRANK_INDEX ON ZPHOTO (ZRANK)", "CREATE INDEX ZPHOTO_ZALBUM_INDEX ON ZPHOTO (ZALBUM)",
+            "CREATE UNIQUE INDEX Z_Tag_UNIQUE_name ON ZTAG (ZNAME COLLATE BINARY ASC)",
+            "CREATE INDEX Z_2TAGS_Z_3TAGS_INDEX ON Z_2TAGS (Z_3TAGS, Z_2PHOTOS)",
+        ])
+    }
 }

@@ -123,9 +123,10 @@ struct MigrationPlanner {
         let recorded = try StoreMetadata.readIfPresent(connection)?.modelRecord
         for entity in model.entities {
             if let row = mapping.previous[entity.number] {
+                // A new parent counts as a change too: the entity's rows would have to move tables.
                 let oldParent = row.parent == 0 ? nil : row.parent
                 let newParentsOldNumber = entity.parent.flatMap { mapping.previous[$0]?.number }
-                if oldParent != newParentsOldNumber && !(oldParent == nil && entity.parent == nil) {
+                if (oldParent == nil) != (entity.parent == nil) || (entity.parent != nil && newParentsOldNumber != oldParent) {
                     let oldName = oldParent.flatMap { stored.entity(number: $0) }.map { $0.currentName ?? $0.name }
                     throw MigrationError(entity: entity.name, property: nil,
                                          reason: "its parent entity changed from \(oldName ?? "none") to \(entity.parent.map { model[$0].name } ?? "none")")
