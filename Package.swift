@@ -34,7 +34,7 @@ let package = Package(
         // help, usage errors, exit codes, JSON, tables, display width, terminal and progress.
         .target(name: "CommandLineKit"),
         .target(name: "VacationCLI", dependencies: ["CommandLineKit", "Vacations", "Documents", "ObjectGraph"]),
-        .executableTarget(name: "vacation", dependencies: ["VacationCLI"]),
+        .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit"]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
         .target(name: "TestSupport", dependencies: ["SQLiteDB"]),
@@ -48,14 +48,15 @@ let package = Package(
         .testTarget(name: "CoreDataFilesTests", dependencies: ["CoreDataFiles", "ObjectGraph", "ObjectGraphTestModels", "SQLiteDB", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacations-test-helper"]),
-        .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"],
+        .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "CommandLineKit", "Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacation"]),
         // Core Data stores and documents from the command line (docstore).
         .target(name: "DocStoreCLI", dependencies: ["CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB"]),
         .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "CommandLineKit"]),
-        .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB", "TestSupport"]),
+        .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB", "TestSupport"],
+                    exclude: ["Scripts"]),
         // Reliability: what each fuzz target checks (shared with the regression tests), the libFuzzer
         // entry points (built with Scripts/fuzz.sh; in a normal build they link and do nothing), and
         // crash, concurrency and hostile-input tests through the real binaries.
@@ -64,7 +65,7 @@ let package = Package(
         .executableTarget(name: "fuzz-json", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-predicate", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-arguments", dependencies: ["FuzzChecks"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "Vacations", "ObjectGraph", "SQLiteDB", "TestSupport",
+        .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "CommandLineKit", "Vacations", "ObjectGraph", "SQLiteDB", "TestSupport",
                                                              "vacation", "vacations-test-helper", "vacation-bench"]),
     ],
     swiftLanguageModes: [.v6]

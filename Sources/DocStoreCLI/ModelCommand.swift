@@ -3,7 +3,8 @@ import ObjectGraph
 import CommandLineKit
 
 /// `docstore model M [--json]`: a model as loaded — entities with their numbers, tables and
-/// version hashes, and each declared property with its type and where it is stored.
+/// version hashes, each declared property with its type and where it is stored, and the named
+/// fetch indexes, fetched properties and configurations a model file declares.
 ///
 /// ```
 /// Model: Model 2.xcdatamodel
@@ -17,33 +18,11 @@ struct ModelCommand {
     let source: ModelSource
 
     func run(json: Bool, output: inout some TextOutputStream) throws {
-        let model = source.model
         if json {
-            let inference: JSONValue = source.inferred.map { inferred in
-                .object([
-                    ("matchesStore", .bool(inferred.matchesStoreExactly)),
-                    ("schemaDifferences", .array(inferred.schemaDifferences.map(JSONValue.text))),
-                    ("ignored", .array(inferred.ignored.map(JSONValue.text))),
-                    ("coreDataEntities", .array(inferred.coreDataEntities.map { entity in
-                        .object([
-                            ("name", .string(entity.name)), ("number", .integer(Int64(entity.number))), ("table", .string(entity.table)),
-                            ("columns", .array(entity.columns.map { column in
-                                .object([("name", .string(column.property)), ("type", .string(column.type.coreDataName)),
-                                         ("column", .string(column.column))])
-                            })),
-                        ])
-                    })),
-                ])
-            } ?? .null
-            let document: JSONValue = .object([
-                ("source", .string(path)),
-                ("versionIdentifier", .string(model.versionIdentifier)),
-                ("inference", inference),
-                ("entities", .array(model.entities.map { entityJSON($0, in: model) })),
-            ])
-            output.write(document.rendered() + "\n")
+            output.write(jsonDocument().rendered() + "\n")
             return
         }
+        let model = source.model
         output.write("Model: \(path)" + (source.inferred == nil ? "" : " (inferred from the store)") + "\n")
         for entity in model.entities {
             var header = "\(entity.name) (\(entity.number))"
@@ -52,22 +31,46 @@ struct ModelCommand {
             header += ", table \(entity.table), version hash \(entity.versionHash.base64EncodedString())"
             output.write("\n" + header + "\n")
             var table = TextTable(columns: [.init("PROPERTY"), .init("TYPE"), .init("STORED IN")])
-            for attribute in entity.attributes where attribute.declaringEntity == entity.number {
-                var type = attribute.type.coreDataName
-                if let value = attribute.declaration.defaultValue {
-                    type += " = " + StoredValueJSON.render(value, as: attribute.type).rendered()
+            for item in Self.declaredAttributes(of: entity) {
+                switch item {
+                case .attribute(let attribute):
+                    table.addRow([attribute.name, Self.typeText(attribute.declaration),
+                                  attribute.column ?? "(transient)"])
+                case .composite(let composite):
+                    let declaration = composite.declaration
+                    table.addRow([declaration.name, "Composite",
+                                  declaration.isTransient ? "(transient)" : "(its elements)"])
+                    for leaf in entity.attributes where leaf.composite == declaration.name && leaf.declaringEntity == composite.declaringEntity {
+                        table.addRow(["  " + leaf.name, Self.typeText(leaf.declaration), leaf.column ?? "(transient)"])
+                    }
                 }
-                table.addRow([attribute.name, type, attribute.column ?? "(transient)"])
             }
             for relationship in entity.relationships where relationship.declaringEntity == entity.number {
                 let destination = model.entity(number: relationship.destination)?.name ?? "?"
-                let type = (relationship.isToMany ? "to-many " : "to-one ") + destination
-                    + (relationship.declaration.inverse.map { " (inverse \($0))" } ?? "")
-                table.addRow([relationship.name, type, Self.storage(of: relationship)])
+                var type = (relationship.isToMany ? "to-many " : "to-one ") + destination
+                if relationship.declaration.isOrdered { type += ", ordered" }
+                type += relationship.declaration.inverse.map { " (inverse \($0))" } ?? (relationship.isToMany ? " (no inverse)" : "")
+                table.addRow([relationship.name, type, Self.storage(of: relationship, in: model)])
+            }
+            for fetched in source.modelFile?.entity(named: entity.name)?.fetchedProperties ?? [] {
+                let target = fetched.fetchRequest?.entity ?? "?"
+                let predicate = fetched.fetchRequest?.predicateString.map { " where \($0)" } ?? ""
+                table.addRow([fetched.name, "fetched \(target)\(predicate)", "(not stored)"])
             }
             if !table.rows.isEmpty {
                 output.write(table.rendered().split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n") + "\n")
             }
+            for index in entity.fetchIndexes {
+                let elements = index.elements.map { element in
+                    (element.property ?? element.expression ?? "?") + (element.isAscending ? "" : " descending")
+                        + (element.type == .rTree ? " (R-tree)" : "")
+                }
+                output.write("  fetch index \(index.name): \(elements.joined(separator: ", "))\n")
+            }
+        }
+        for configuration in source.modelFile?.configurations ?? [] {
+            output.write("\nConfiguration \(configuration.name)" + (configuration.usedWithCloudKit ? " (CloudKit)" : "")
+                         + ": \(configuration.entityNames.joined(separator: ", "))\n")
         }
         if let inferred = source.inferred {
             output.write("\n" + (inferred.matchesStoreExactly
@@ -81,58 +84,47 @@ struct ModelCommand {
         }
     }
 
-    static func storage(of relationship: EntityRelationship) -> String {
+    /// An attribute's type, its default, and what makes it special (derived, transient).
+    private static func typeText(_ declaration: AttributeDescription) -> String {
+        var type = declaration.type.coreDataName
+        if let value = declaration.defaultValue {
+            type += " = " + StoredValueJSON.render(value, as: declaration.type).rendered()
+        }
+        if let expression = declaration.derivationExpression { type += ", derived from \(expression)" }
+        return type
+    }
+
+    static func storage(of relationship: EntityRelationship, in model: ObjectModel) -> String {
         switch relationship.storage {
         case .foreignKey(let column, let entityColumn?): "\(column) + \(entityColumn)"
         case .foreignKey(let column, nil): column
+        case .inverseForeignKey(let column, true): "\(model.entity(number: relationship.destination)?.table ?? "?").\(column)"
         case .inverseForeignKey: "(the inverse's key)"
         case .joinTable(let table, _, _): table
         }
     }
 
-    private func entityJSON(_ entity: Entity, in model: ObjectModel) -> JSONValue {
-        let attributes: [JSONValue] = entity.attributes.filter { $0.declaringEntity == entity.number }.map { attribute in
-            .object([
-                ("name", .string(attribute.name)),
-                ("type", .string(attribute.type.coreDataName)),
-                ("column", attribute.column.map(JSONValue.text) ?? .null),
-                ("optional", .bool(attribute.declaration.isOptional)),
-                ("indexed", .bool(attribute.declaration.isIndexed)),
-                ("default", attribute.declaration.defaultValue.map { StoredValueJSON.render($0, as: attribute.type) } ?? .null),
-            ])
-        }
-        let relationships: [JSONValue] = entity.relationships.filter { $0.declaringEntity == entity.number }.map { relationship in
-            var column: JSONValue = .null, entityColumn: JSONValue = .null, joinTable: JSONValue = .null
-            switch relationship.storage {
-            case .foreignKey(let key, let entityKey):
-                column = .string(key)
-                entityColumn = entityKey.map(JSONValue.text) ?? .null
-            case .joinTable(let table, _, _): joinTable = .string(table)
-            case .inverseForeignKey: break
+    /// An entity's own attributes in declaration order, a composite once, where it stands.
+    enum DeclaredAttribute {
+        case attribute(EntityAttribute)
+        case composite(EntityComposite)
+    }
+
+    static func declaredAttributes(of entity: Entity) -> [DeclaredAttribute] {
+        let own = entity.composites.filter { $0.declaringEntity == entity.number }
+        var shown: Set<String> = []
+        var result: [DeclaredAttribute] = []
+        for attribute in entity.attributes where attribute.declaringEntity == entity.number {
+            guard let name = attribute.composite else {
+                result.append(.attribute(attribute))
+                continue
             }
-            return .object([
-                ("name", .string(relationship.name)),
-                ("destination", .string(model.entity(number: relationship.destination)?.name ?? "")),
-                ("inverse", relationship.declaration.inverse.map(JSONValue.text) ?? .null),
-                ("toMany", .bool(relationship.isToMany)),
-                ("deleteRule", .string(relationship.deleteRule.rawValue)),
-                ("column", column),
-                ("entityColumn", entityColumn),
-                ("joinTable", joinTable),
-            ])
+            if shown.insert(name).inserted, let composite = own.first(where: { $0.name == name }) {
+                result.append(.composite(composite))
+            }
         }
-        return .object([
-            ("name", .string(entity.name)),
-            ("number", .integer(Int64(entity.number))),
-            ("parent", entity.parent.flatMap { model.entity(number: $0) }.map { .string($0.name) } ?? .null),
-            ("abstract", .bool(entity.isAbstract)),
-            ("table", .string(entity.table)),
-            ("versionHash", .string(entity.versionHash.base64EncodedString())),
-            ("attributes", .array(attributes)),
-            ("relationships", .array(relationships)),
-            ("uniquenessConstraints", .array(entity.uniquenessConstraints.map { slots in
-                .array(slots.map { .string(entity.attributes[$0].name) })
-            })),
-        ])
+        // A composite without elements has no slot to stand at: it comes last.
+        for composite in own where shown.insert(composite.name).inserted { result.append(.composite(composite)) }
+        return result
     }
 }

@@ -80,6 +80,9 @@ struct ModelSource {
     let file: String?
     /// The inference, for a model inferred from a store.
     let inferred: InferredStoreModel?
+    /// The model file as read, for what only the file keeps (configurations, fetched
+    /// properties, fetch request templates, compound indexes); nil for an inferred model.
+    var modelFile: XCDataModelFile?
 
     /// Loads the model file at `path`, or infers the model of the store or document there.
     ///
@@ -93,7 +96,8 @@ struct ModelSource {
             return try inferred(from: StoreLocation(path: path))
         }
         do {
-            return ModelSource(model: try ObjectModel(contentsOf: url), file: path, inferred: nil)
+            let modelFile = try XCDataModelReader.read(at: url)
+            return ModelSource(model: try ObjectModel(file: modelFile), file: path, inferred: nil, modelFile: modelFile)
         } catch {
             throw DocStoreError.from(error, path: path)
         }

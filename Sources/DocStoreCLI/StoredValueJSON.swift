@@ -34,7 +34,7 @@ enum StoredValueJSON {
             if let uuid = UUID(stored: value) { return .string(uuid.uuidString) }
         case .binary, .transformable:
             if case .blob(let data) = value { return .string(data.base64EncodedString()) }
-        case .undefined, .objectID:
+        case .undefined, .objectID, .composite:
             break
         }
         return raw(value)

@@ -1,7 +1,7 @@
 import Foundation
 
 extension DocumentLibrary {
-    /// Where the library is (DESIGN §4): `option` (`--library DIR`), else `$VACATION_LIBRARY`,
+    /// Where the library is (ARCHITECTURE.md §3): `option` (`--library DIR`), else `$VACATION_LIBRARY`,
     /// else `$XDG_DATA_HOME/vacation`, else `~/.local/share/vacation`.
     ///
     /// Relative paths are taken from `currentDirectory`; a relative `XDG_DATA_HOME` is ignored,

@@ -3,7 +3,7 @@ import ObjectGraph
 
 /// A folder of documents (`<Name>.<extension>` bundles) and their backups.
 ///
-/// Names follow DESIGN §4 (see `DocumentName`), and nothing is written outside the folder: a
+/// Names follow ARCHITECTURE.md §3 (see `DocumentName`), and nothing is written outside the folder: a
 /// bundle or folder that is a symbolic link is refused, never followed.
 ///
 /// ```swift

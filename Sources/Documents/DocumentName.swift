@@ -3,7 +3,7 @@ import Foundation
 /// A validated document name: what the user typed, NFC-normalised, safe to use as one path
 /// component.
 ///
-/// The rules (DESIGN §4): a name is Unicode text kept as typed, normalised to NFC so that "Café"
+/// The rules (ARCHITECTURE.md §3): a name is Unicode text kept as typed, normalised to NFC so that "Café"
 /// typed either way is one name; it may not be empty, start with `.`, contain `/` or NUL, or
 /// take more than 200 bytes in UTF-8.
 ///

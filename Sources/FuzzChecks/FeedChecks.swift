@@ -2,7 +2,7 @@ import Foundation
 import Vacations
 
 /// The feed targets' check: any bytes either read as a feed or fail with a one-line
-/// `FeedError`, and whatever reads obeys DESIGN §4's rules once made into drafts.
+/// `FeedError`, and whatever reads obeys ARCHITECTURE.md §3's rules once made into drafts.
 enum FeedChecks {
     static func sniffedFormat(_ data: Data) -> FeedFormat? {
         FlickrFeedReader.sniff(data.prefix(256))
@@ -117,6 +117,22 @@ enum FeedChecks {
                 throw FuzzFinding(target, "photo \(photo.id) has a \(name) that is not finite")
             }
         }
+        // A field carried empty has no value; a derived one (a URL from server and secret) has one.
+        let values: [(PhotoFields, Bool)] = [
+            (.title, photo.title != nil), (.subtitle, photo.description != nil), (.dateTaken, photo.dateTaken != nil),
+            (.dateUploaded, photo.dateUploaded != nil), (.coordinates, photo.latitude != nil || photo.longitude != nil),
+            (.media, photo.media != nil), (.tags, !photo.tags.isEmpty), (.imageURL, photo.imageURL != nil),
+            (.thumbnailURL, photo.thumbnailURL != nil), (.owner, false),
+        ]
+        for (field, hasValue) in values where photo.emptied.contains(field) && hasValue {
+            throw FuzzFinding(target, "photo \(photo.id) has a value for a field it carries empty (\(field.rawValue))")
+        }
+        guard photo.emptied.isDisjoint(with: [.owner, .imageURL, .thumbnailURL]),
+              photo.derived.isSubset(of: [.imageURL, .thumbnailURL]),
+              (!photo.derived.contains(.imageURL) || photo.imageURL != nil),
+              (!photo.derived.contains(.thumbnailURL) || photo.thumbnailURL != nil) else {
+            throw FuzzFinding(target, "photo \(photo.id): emptied \(photo.emptied.rawValue), derived \(photo.derived.rawValue)")
+        }
     }
 
     private static func checkDraft(_ draft: PhotoDraft, target: FuzzTarget) throws(FuzzFinding) {
@@ -131,6 +147,15 @@ enum FeedChecks {
             guard seen.insert(tag).inserted else {
                 throw FuzzFinding(target, "photo \(draft.id) has the tag \(tag.debugDescription) twice")
             }
+        }
+        // A value read from the feed is known; only stand-ins (owner id, built URLs) sit in unknown fields.
+        let read: [(PhotoFields, Bool)] = [
+            (.title, draft.title != nil), (.subtitle, draft.subtitle != nil), (.dateTaken, draft.dateTaken != nil),
+            (.dateUploaded, draft.dateUploaded != nil), (.coordinates, draft.latitude != nil), (.media, draft.media != nil),
+            (.tags, !draft.tags.isEmpty),
+        ]
+        for (field, hasValue) in read where hasValue && draft.unknown.contains(field) {
+            throw FuzzFinding(target, "photo \(draft.id) has a value for a field its draft calls unknown (\(field.rawValue))")
         }
         if let place = draft.placeName, FlickrNames.placeName(place) != place {
             throw FuzzFinding(target, "photo \(draft.id) has the place \(place.debugDescription), not trimmed and collapsed")

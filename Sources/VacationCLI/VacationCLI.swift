@@ -12,7 +12,7 @@ import Vacations
 /// ```
 @MainActor
 public enum VacationCLI {
-    /// Runs one invocation and returns its exit code (DESIGN §5).
+    /// Runs one invocation and returns its exit code (ARCHITECTURE.md §4).
     public static func run(_ arguments: [String], environment: CLIEnvironment) -> Int32 {
         let code = runCommand(arguments, environment: environment)
         // Results that did not reach standard output (a full disk, say) are a failed command.

@@ -1,4 +1,4 @@
-// vacation-bench: the framework against a raw-SQLite baseline doing the same work (DESIGN §6).
+// vacation-bench: the framework against a raw-SQLite baseline doing the same work (README.md, "Performance").
 //
 //     swift run -c release vacation-bench [--photos N] [--json] [--memory]
 //

@@ -1,6 +1,5 @@
 import Documents
 import Foundation
-import CoreDataFiles
 import ObjectGraph
 import TestSupport
 import Vacations

@@ -219,7 +219,10 @@ struct DocStoreReadTests {
                       "column": "ZCONTENTS",
                       "optional": false,
                       "indexed": false,
-                      "default": null
+                      "default": null,
+                      "transient": false,
+                      "derivation": null,
+                      "elements": []
                     },
                     {
                       "name": "title",
@@ -227,13 +230,21 @@ struct DocStoreReadTests {
                       "column": "ZTITLE",
                       "optional": false,
                       "indexed": false,
-                      "default": null
+                      "default": null,
+                      "transient": false,
+                      "derivation": null,
+                      "elements": []
                     }
                   ],
                   "relationships": [],
-                  "uniquenessConstraints": []
+                  "uniquenessConstraints": [],
+                  "fetchIndexes": [],
+                  "compoundIndexes": [],
+                  "fetchedProperties": []
                 }
-              ]
+              ],
+              "configurations": [],
+              "fetchRequests": []
             }
 
             """, errors: ""))

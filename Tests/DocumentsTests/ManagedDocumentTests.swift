@@ -1,6 +1,5 @@
 @testable import Documents
 import Foundation
-import CoreDataFiles
 import ObjectGraph
 import SQLiteDB
 import Testing

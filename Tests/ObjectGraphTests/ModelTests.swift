@@ -43,7 +43,7 @@ struct ModelTests {
         #expect(photo.relationship(named: "tags")?.storage == .joinTable(table: "Z_6TAGS", sourceColumn: "Z_6PHOTOS", destinationColumn: "Z_10TAGS"))
         let tag = try #require(model.entity(named: "Tag"))
         #expect(tag.relationship(named: "photos")?.storage == .joinTable(table: "Z_6TAGS", sourceColumn: "Z_10TAGS", destinationColumn: "Z_6PHOTOS"))
-        #expect(model.entity(named: "Place")?.relationship(named: "photos")?.storage == .inverseForeignKey)
+        #expect(model.entity(named: "Place")?.relationship(named: "photos")?.storage == .inverseForeignKey(column: "ZPLACE"))
         #expect(model.entity(named: "Media")?.relationship(named: "album")?.storage == .foreignKey(column: "ZALBUM", entityColumn: nil))
         #expect(model.entity(named: "Note")?.relationship(named: "photo")?.declaration.isOptional == false)
     }
@@ -83,8 +83,9 @@ struct ModelTests {
             ([EntityDescription(name: "A"), EntityDescription(name: "A")], "Invalid model: entity A is declared twice"),
             ([EntityDescription(name: "A", relationships: [RelationshipDescription(name: "b", destination: "B", inverse: nil)])],
              "Invalid model: relationship A.b points to B, which is not in the model"),
-            ([EntityDescription(name: "A", relationships: [RelationshipDescription(name: "bs", destination: "A", inverse: nil, isToMany: true)])],
-             "Invalid model: to-many relationship A.bs needs an inverse"),
+            ([EntityDescription(name: "A", relationships: [RelationshipDescription(name: "bs", destination: "B", inverse: nil, isToMany: true)]),
+              EntityDescription(name: "B", relationships: [RelationshipDescription(name: "a", destination: "A", inverse: "bs")])],
+             "Invalid model: relationship B.a names A.bs as its inverse, but that to-many names no inverse: declare it on both sides"),
             ([EntityDescription(name: "A", relationships: [RelationshipDescription(name: "b", destination: "A", inverse: "missing")])],
              "Invalid model: relationship A.b has inverse A.missing, which does not exist"),
             ([EntityDescription(name: "A", parent: "B"), EntityDescription(name: "B", parent: "A")],

@@ -5,7 +5,7 @@ import TestSupport
 /// `restore --force` and an autosaving process (`vacations-test-helper autosave-vacation`) on one
 /// vacation, kills each with SIGKILL at a random moment, and after every kill checks that
 ///
-/// - the vacation opens and `check` passes (SQLite's integrity check and DESIGN §4's invariants);
+/// - the vacation opens and `check` passes (SQLite's integrity check and ARCHITECTURE.md §3's invariants);
 /// - every feed is wholly present or wholly absent, each present photo with all its tags and its
 ///   place, and feeds the killed command did not touch are as they were;
 /// - the autosaving process's photos are a state it reached, no older than its last save;

@@ -39,7 +39,7 @@ public struct CLIUsageError: Error, Sendable, Equatable, CustomStringConvertible
             commandPath: path.map(\.name).joined(separator: " "))
     }
 
-    /// `EX_USAGE` from sysexits.h, the code the DESIGN's CLI contract gives usage errors.
+    /// `EX_USAGE` from sysexits.h, the code the CLI contract (ARCHITECTURE.md §4) gives usage errors.
     public var exitCode: Int32 { ExitCode.usage }
 
     /// The full multi-line text, without a trailing newline.

@@ -32,14 +32,16 @@ extension CoreDataVersionHash {
     /// Every entity's version hash by name: what a store's `NSStoreModelVersionHashes` holds.
     public static func entityHashes(in model: XCDataModelFile) throws -> [String: Data] {
         try checkInheritance(of: model)
-        return try entityHashes(of: model.entities.map { try EntityDescription(hashing: $0) })
+        return try entityHashes(of: model.entities.map { try EntityDescription(xcEntity: $0, in: model) })
     }
 
-    /// An attribute's version hash.
+    /// An attribute's version hash; a composite's needs the model that defines its composite.
     ///
-    /// - Throws: `XCDataModelError.Kind.unknownAttributeType` for a type we have no code for.
-    public static func attributeHash(_ attribute: XCAttribute, entityName: String = "") throws -> Data {
-        attributeHash(try AttributeDescription(hashing: attribute, entityName: entityName))
+    /// - Throws: `XCDataModelError.Kind.unknownAttributeType` for a type we have no code for,
+    ///   `.unknownReference` for a composite `model` does not define.
+    public static func attributeHash(_ attribute: XCAttribute, entityName: String = "",
+                                     in model: XCDataModelFile? = nil) throws -> Data {
+        attributeHash(try AttributeDescription(xcAttribute: attribute, entityName: entityName, in: model))
     }
 
     /// A relationship's version hash as seen from `entity` (which declares or inherits it).
@@ -72,38 +74,11 @@ extension CoreDataVersionHash {
 }
 
 extension EntityDescription {
-    /// The entity as version hashing sees it: stored attributes and relationships with every
-    /// flag the hash covers. Transient attributes are left out (they are not hashed), so a
-    /// transient of a type no store holds ("Undefined") does not stop the hash.
-    init(hashing entity: XCEntity) throws {
-        self = EntityDescription(relationshipsOf: entity)
-        attributes = try entity.attributes.filter { !$0.isTransient }.map {
-            try AttributeDescription(hashing: $0, entityName: entity.name)
-        }
-        uniquenessConstraints = entity.uniquenessConstraints
-    }
-
     /// Name, parent, abstractness, modifier and stored relationships only.
     init(relationshipsOf entity: XCEntity) {
         self.init(name: entity.name, parent: entity.parentEntity, isAbstract: entity.isAbstract,
                   relationships: entity.relationships.filter { !$0.isTransient }.map { RelationshipDescription(hashing: $0) },
                   renamingIdentifier: entity.renamingIdentifier, versionHashModifier: entity.versionHashModifier)
-    }
-}
-
-extension AttributeDescription {
-    init(hashing attribute: XCAttribute, entityName: String) throws {
-        guard let type = AttributeType(coreDataName: attribute.attributeType) else {
-            throw XCDataModelError(.unknownAttributeType(entity: entityName, attribute: attribute.name,
-                                                         type: attribute.attributeType))
-        }
-        self.init(name: attribute.name, type: type, isOptional: attribute.isOptional,
-                  isIndexed: attribute.isIndexed, isTransient: attribute.isTransient,
-                  renamingIdentifier: attribute.renamingIdentifier,
-                  versionHashModifier: attribute.versionHashModifier,
-                  allowsExternalBinaryDataStorage: attribute.allowsExternalBinaryDataStorage,
-                  preservesValueInHistoryOnDeletion: attribute.preservesValueInHistoryOnDeletion,
-                  derivationExpression: attribute.isDerived ? (attribute.derivationExpression ?? "") : nil)
     }
 }
 

@@ -16,33 +16,74 @@ extension ObjectModel {
     }
 
     /// Builds a model from a parsed Core Data model file.
+    ///
+    /// Everything the store and the version hashes need comes across: attributes with every
+    /// flag (transient ones of any type, Undefined included; derived ones with their
+    /// expression; composites with their elements), relationships (to-manys without an
+    /// inverse too), uniqueness constraints, compound indexes and named fetch indexes.
+    /// Configurations, fetched properties and fetch request templates stay in the file's
+    /// values (`XCDataModelFile`): nothing in a store depends on them.
     public convenience init(file: XCDataModelFile) throws {
-        try self.init(entities: file.entities.map { try EntityDescription(xcEntity: $0) },
+        try self.init(entities: file.entities.map { try EntityDescription(xcEntity: $0, in: file) },
                       versionIdentifier: file.versionIdentifier ?? "")
     }
 }
 
 extension EntityDescription {
-    /// The entity a Core Data model file declares.
+    /// The entity a Core Data model file declares, with every property, constraint and index.
     ///
-    /// - Throws: `ModelError` for attribute types this framework cannot store.
-    init(xcEntity entity: XCEntity) throws {
+    /// - Throws: `XCDataModelError` for an attribute type or composite the file does not define.
+    init(xcEntity entity: XCEntity, in model: XCDataModelFile) throws {
         self.init(relationshipsOf: entity)
-        for attribute in entity.attributes {
-            guard let type = AttributeType(coreDataName: attribute.attributeType), type.isStorable || attribute.isTransient else {
-                throw ModelError("attribute \(entity.name).\(attribute.name) has type \(attribute.attributeType), which a SQLite store cannot hold")
-            }
-            var description = try AttributeDescription(hashing: attribute, entityName: entity.name)
-            description.defaultValue = Self.defaultValue(of: attribute, type: description.type)
-            attributes.append(description)
-        }
+        attributes = try entity.attributes.map { try AttributeDescription(xcAttribute: $0, entityName: entity.name, in: model) }
         uniquenessConstraints = entity.uniquenessConstraints
-        indexes = entity.compoundIndexes + entity.indexes.map { $0.elements.compactMap(\.property) }
+        indexes = entity.compoundIndexes + entity.indexes.map(\.propertyNames)
+        fetchIndexes = entity.indexes.map { index in
+            FetchIndexDescription(name: index.name, elements: index.elements.map { element in
+                FetchIndexDescription.Element(property: element.property, expression: element.expression,
+                                              type: element.type == "RTree" ? .rTree : .binary,
+                                              isAscending: element.isAscending)
+            })
+        }
+    }
+}
+
+extension AttributeDescription {
+    /// An attribute of a model file with every flag the version hash covers, its default value
+    /// in stored form, and for a composite its elements (nested composites resolved).
+    ///
+    /// - Throws: `XCDataModelError` for a type name we have no code for, or a composite that
+    ///   the model does not define or that contains itself.
+    init(xcAttribute attribute: XCAttribute, entityName: String, in model: XCDataModelFile?, depth: Int = 0) throws {
+        guard let type = AttributeType(coreDataName: attribute.attributeType) else {
+            throw XCDataModelError(.unknownAttributeType(entity: entityName, attribute: attribute.name,
+                                                         type: attribute.attributeType))
+        }
+        var elements: [AttributeDescription] = []
+        if type == .composite {
+            let name = attribute.compositeName ?? ""
+            guard let composite = model?.composite(named: name), depth < 64 else {
+                throw XCDataModelError(.unknownReference(kind: "composite attribute \"\(attribute.name)\"", name: name,
+                                                         owner: entityName))
+            }
+            elements = try composite.attributes.map {
+                try AttributeDescription(xcAttribute: $0, entityName: name, in: model, depth: depth + 1)
+            }
+        }
+        self.init(name: attribute.name, type: type, isOptional: attribute.isOptional,
+                  defaultValue: Self.defaultValue(of: attribute, type: type),
+                  isIndexed: attribute.isIndexed, isTransient: attribute.isTransient,
+                  renamingIdentifier: attribute.renamingIdentifier,
+                  versionHashModifier: attribute.versionHashModifier,
+                  allowsExternalBinaryDataStorage: attribute.allowsExternalBinaryDataStorage,
+                  preservesValueInHistoryOnDeletion: attribute.preservesValueInHistoryOnDeletion,
+                  derivationExpression: attribute.isDerived ? (attribute.derivationExpression ?? "") : nil,
+                  elements: elements)
     }
 
     private static func defaultValue(of attribute: XCAttribute, type: AttributeType) -> SQLiteValue? {
         if type == .date, let interval = attribute.defaultDateTimeInterval { return .real(interval) }
-        guard let text = attribute.defaultValueString else { return nil }
+        guard let text = attribute.defaultValueString, type != .composite else { return nil }
         switch type {
         case .boolean:
             return .integer(["yes", "true", "1"].contains(text.lowercased()) ? 1 : 0)

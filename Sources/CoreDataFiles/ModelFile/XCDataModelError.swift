@@ -35,6 +35,8 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
         case missingParentEntity(entity: String, parent: String)
         /// Entities that are their own ancestors, in the order the chain was followed.
         case inheritanceCycle([String])
+        /// Composites that contain themselves, in the order the chain was followed.
+        case compositeCycle([String])
         /// A relationship's destination is not an entity of the model.
         case missingDestinationEntity(entity: String, relationship: String, destination: String)
         /// A relationship's inverse is not a relationship of its destination.
@@ -88,6 +90,8 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
             return "entity \"\(entity)\" has parentEntity \"\(parent)\", which the model does not define"
         case .inheritanceCycle(let names):
             return "entities inherit from themselves: \(names.joined(separator: " -> "))"
+        case .compositeCycle(let names):
+            return "composites contain themselves: \(names.joined(separator: " -> "))"
         case .missingDestinationEntity(let entity, let relationship, let destination):
             return "relationship \"\(entity).\(relationship)\" points to entity \"\(destination)\", which the model does not define"
         case .missingInverseRelationship(let entity, let relationship, let inverse, let destination):

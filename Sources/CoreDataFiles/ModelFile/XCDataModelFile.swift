@@ -27,12 +27,15 @@ public struct XCDataModelFile: Sendable, Equatable {
     public var configurations: [XCConfiguration]
     /// Model-level fetch request templates (`<fetchRequest>` under `<model>`).
     public var fetchRequests: [XCFetchRequest]
+    /// Composite attribute types (`<composite>`, Xcode 15), which attributes of type
+    /// "Composite" name.
+    public var composites: [XCComposite]
 
     public init(entities: [XCEntity] = [], versionIdentifier: String? = nil,
                 documentVersion: String? = nil, lastSavedToolsVersion: String? = nil,
                 systemVersion: String? = nil, minimumToolsVersion: String? = nil,
                 sourceLanguage: String? = nil, configurations: [XCConfiguration] = [],
-                fetchRequests: [XCFetchRequest] = []) {
+                fetchRequests: [XCFetchRequest] = [], composites: [XCComposite] = []) {
         self.entities = entities
         self.versionIdentifier = versionIdentifier
         self.documentVersion = documentVersion
@@ -42,6 +45,7 @@ public struct XCDataModelFile: Sendable, Equatable {
         self.sourceLanguage = sourceLanguage
         self.configurations = configurations
         self.fetchRequests = fetchRequests
+        self.composites = composites
     }
 
     /// The entity with this exact name, if any.
@@ -60,6 +64,11 @@ public struct XCDataModelFile: Sendable, Equatable {
             parentName = parent.parentEntity
         }
         return result
+    }
+
+    /// The composite with this exact name, if any.
+    public func composite(named name: String) -> XCComposite? {
+        composites.first { $0.name == name }
     }
 
     /// The entities whose `parentEntity` is this one, sorted by name.
@@ -139,8 +148,12 @@ public struct XCEntity: Sendable, Equatable {
 /// attributes are required.
 public struct XCAttribute: Sendable, Equatable {
     public var name: String
-    /// As written: "String", "Integer 16", …, "Transformable", "Object ID" or "Undefined".
+    /// As written: "String", "Integer 16", …, "Transformable", "Object ID", "Composite" or
+    /// "Undefined" (also what Xcode means by leaving `attributeType` out, as it does for an
+    /// Undefined transient).
     public var attributeType: String
+    /// For a "Composite" attribute, the `<composite>` it is (`composite="…"`).
+    public var compositeName: String?
     public var isOptional: Bool
     public var isTransient: Bool
     /// `indexed="YES"` (Xcode 4 to 8; later models use `XCEntity.indexes`).
@@ -183,9 +196,11 @@ public struct XCAttribute: Sendable, Equatable {
                 preservesValueInHistoryOnDeletion: Bool = false, valueTransformerName: String? = nil,
                 customClassName: String? = nil, isDerived: Bool = false,
                 derivationExpression: String? = nil, renamingIdentifier: String? = nil,
-                versionHashModifier: String? = nil, userInfo: [String: String] = [:]) {
+                versionHashModifier: String? = nil, userInfo: [String: String] = [:],
+                compositeName: String? = nil) {
         self.name = name
         self.attributeType = attributeType
+        self.compositeName = compositeName
         self.isOptional = isOptional
         self.isTransient = isTransient
         self.isIndexed = isIndexed
@@ -216,7 +231,7 @@ public struct XCAttribute: Sendable, Equatable {
         "Undefined": 0, "Integer 16": 100, "Integer 32": 200, "Integer 64": 300,
         "Decimal": 400, "Double": 500, "Float": 600, "String": 700, "Boolean": 800,
         "Date": 900, "Binary": 1000, "UUID": 1100, "URI": 1200,
-        "Transformable": 1800, "Object ID": 2000,
+        "Transformable": 1800, "Object ID": 2000, "Composite": 2100,
     ]
 
     /// This attribute's `NSAttributeType` raw value, or `nil` for a type name we don't know.
@@ -333,6 +348,9 @@ public struct XCIndexElement: Sendable, Equatable {
     public var expression: String?
     /// "Binary" (a B-tree) or "RTree".
     public var type: String
+
+    /// The element types Xcode writes.
+    public static let types: Set<String> = ["Binary", "RTree"]
     public var isAscending: Bool
 
     public init(property: String?, expression: String? = nil, type: String = "Binary",
@@ -341,6 +359,26 @@ public struct XCIndexElement: Sendable, Equatable {
         self.expression = expression
         self.type = type
         self.isAscending = isAscending
+    }
+}
+
+/// A `<composite>` (Xcode 15): a named group of attributes that an attribute of type
+/// "Composite" holds as one value. Its attributes may be composites in turn.
+///
+/// ```xml
+/// <composite name="Location">
+///     <attribute name="latitude" optional="YES" attributeType="Double"/>
+///     <attribute name="longitude" optional="YES" attributeType="Double"/>
+/// </composite>
+/// ```
+public struct XCComposite: Sendable, Equatable {
+    public var name: String
+    /// Its elements, in file order.
+    public var attributes: [XCAttribute]
+
+    public init(name: String, attributes: [XCAttribute] = []) {
+        self.name = name
+        self.attributes = attributes
     }
 }
 

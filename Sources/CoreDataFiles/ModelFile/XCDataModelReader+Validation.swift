@@ -4,7 +4,8 @@ import ObjectGraph
 extension XCDataModelReader {
     /// Checks that a model hangs together the way Core Data's model compiler insists on.
     ///
-    /// Entity names are unique; a property name is unique in its entity and its ancestors;
+    /// Entity and composite names are unique; every composite an attribute names exists and none
+    /// contains itself; a property name is unique in its entity and its ancestors;
     /// every `parentEntity` exists and no entity is its own ancestor; every relationship's
     /// destination exists and its inverse is a relationship of that destination; indexes,
     /// uniqueness constraints, configurations and fetch requests name things that exist.
@@ -22,6 +23,47 @@ extension XCDataModelReader {
         typealias Lines = XCDataModelSourceLines
         func fail(_ kind: XCDataModelError.Kind, at key: String) -> XCDataModelError {
             XCDataModelError(kind, url: url, line: sourceLines[key])
+        }
+
+        var compositesByName: [String: XCComposite] = [:]
+        for composite in model.composites {
+            guard compositesByName[composite.name] == nil else {
+                throw fail(.duplicateName(kind: "composite", name: composite.name), at: Lines.compositeKey(composite.name))
+            }
+            compositesByName[composite.name] = composite
+        }
+        /// Every composite an attribute names exists, and none contains itself.
+        func checkComposite(of attribute: XCAttribute, owner: String, key: String, chain: [String]) throws {
+            guard attribute.attributeType == "Composite", let name = attribute.compositeName else { return }
+            guard let composite = compositesByName[name] else {
+                throw fail(.unknownReference(kind: "composite attribute \"\(attribute.name)\"", name: name, owner: owner), at: key)
+            }
+            if let start = chain.firstIndex(of: name) {
+                throw fail(.compositeCycle(Array(chain[start...]) + [name]), at: key)
+            }
+            for element in composite.attributes {
+                try checkComposite(of: element, owner: name, key: Lines.compositeKey(name), chain: chain + [name])
+            }
+        }
+        for composite in model.composites {
+            var names: Set<String> = []
+            for element in composite.attributes where !names.insert(element.name).inserted {
+                throw fail(.duplicateName(kind: "composite element", name: "\(composite.name).\(element.name)"),
+                           at: Lines.compositeKey(composite.name))
+            }
+            for element in composite.attributes {
+                try checkComposite(of: element, owner: composite.name, key: Lines.compositeKey(composite.name),
+                                   chain: [composite.name])
+            }
+        }
+        /// `location.latitude`, … for a composite attribute; empty for any other.
+        func elementPaths(of attribute: XCAttribute, prefix: String, depth: Int = 0) -> [String] {
+            guard attribute.attributeType == "Composite", depth < 64,
+                  let composite = attribute.compositeName.flatMap({ compositesByName[$0] }) else { return [] }
+            return composite.attributes.flatMap { element -> [String] in
+                let path = prefix + "." + element.name
+                return [path] + elementPaths(of: element, prefix: path, depth: depth + 1)
+            }
         }
 
         var entitiesByName: [String: XCEntity] = [:]
@@ -69,7 +111,12 @@ extension XCDataModelReader {
                     throw fail(.duplicateName(kind: "property", name: "\(entity.name).\(name)"), at: key)
                 }
             }
-            let known = declared.union(inherited)
+            for attribute in entity.attributes {
+                try checkComposite(of: attribute, owner: entity.name, key: Lines.propertyKey(entity.name, attribute.name),
+                                   chain: [])
+            }
+            let elements = ([entity] + ancestors).flatMap(\.attributes).flatMap { elementPaths(of: $0, prefix: $0.name) }
+            let known = declared.union(inherited).union(elements)
 
             for relationship in entity.relationships {
                 let key = Lines.propertyKey(entity.name, relationship.name)

@@ -9,6 +9,7 @@ struct XCDataModelSourceLines: Sendable {
     static func propertyKey(_ entity: String, _ property: String) -> String { "property \(entity).\(property)" }
     static func configurationKey(_ name: String) -> String { "configuration \(name)" }
     static func fetchRequestKey(_ name: String) -> String { "fetchRequest \(name)" }
+    static func compositeKey(_ name: String) -> String { "composite \(name)" }
 
     /// Keeps the last line seen for a key, so a duplicate name is reported where it repeats.
     mutating func record(_ key: String, line: Int) {
@@ -56,6 +57,12 @@ struct XCDataModelXMLDecoder {
                 let request = try decodeFetchRequest(child, owner: nil)
                 sourceLines.record(XCDataModelSourceLines.fetchRequestKey(request.name), line: child.line)
                 model.fetchRequests.append(request)
+            case "composite":
+                let name = try required(child, "name", owner: nil)
+                sourceLines.record(XCDataModelSourceLines.compositeKey(name), line: child.line)
+                model.composites.append(XCComposite(name: name, attributes: try child.children(named: "attribute").map {
+                    try decodeAttribute($0, entity: name)
+                }))
             default:
                 // `<elements>` holds diagram positions; anything newer is not ours to judge.
                 continue
@@ -123,9 +130,15 @@ struct XCDataModelXMLDecoder {
     private func decodeAttribute(_ element: XCDataModelXMLElement, entity: String) throws -> XCAttribute {
         let name = try required(element, "name", owner: entity)
         let owner = "\(entity).\(name)"
-        let type = try required(element, "attributeType", owner: owner)
+        // Xcode writes no attributeType for an Undefined attribute (a transient of any value).
+        let type = element.attributes["attributeType"] ?? "Undefined"
         guard XCAttribute.attributeTypeCodes[type] != nil else {
             throw XCDataModelError(.unknownAttributeType(entity: entity, attribute: name, type: type),
+                                   url: url, line: element.line)
+        }
+        let compositeName = element.attributes["composite"]
+        if type == "Composite" && (compositeName ?? "").isEmpty {
+            throw XCDataModelError(.missingXMLAttribute(element: element.name, attribute: "composite", owner: owner),
                                    url: url, line: element.line)
         }
         return XCAttribute(
@@ -153,7 +166,8 @@ struct XCDataModelXMLDecoder {
             derivationExpression: element.attributes["derivationExpression"],
             renamingIdentifier: element.attributes["elementID"],
             versionHashModifier: element.attributes["versionHashModifier"],
-            userInfo: try decodeUserInfo(of: element, owner: owner))
+            userInfo: try decodeUserInfo(of: element, owner: owner),
+            compositeName: type == "Composite" ? compositeName : nil)
     }
 
     private func decodeRelationship(_ element: XCDataModelXMLElement, entity: String) throws -> XCRelationship {
@@ -196,8 +210,9 @@ struct XCDataModelXMLDecoder {
                 throw XCDataModelError(.missingXMLAttribute(element: child.name, attribute: "property",
                                                             owner: owner), url: url, line: child.line)
             }
-            return XCIndexElement(property: property, expression: expression,
-                                  type: child.attributes["type"] ?? "Binary",
+            let type = child.attributes["type"] ?? "Binary"
+            guard XCIndexElement.types.contains(type) else { throw invalid(child, "type", type, owner: owner) }
+            return XCIndexElement(property: property, expression: expression, type: type,
                                   isAscending: order == "ascending")
         }
         return XCIndex(name: name, elements: elements)

@@ -178,9 +178,10 @@ extension ObjectContext {
 
     private func collectLinks(of object: ManagedObject, into payload: inout CommitPayload) {
         for relationship in object.entity.relationships where relationship.isToMany {
-            guard object.toMany[relationship.slot].hasChanges,
-                  case .joinTable(let table, _, _) = relationship.storage else { continue }
-            let isOwner = model.ownsJoinTable(entity: object.entity.number, relationship: relationship.index)
+            guard object.toMany[relationship.slot].hasChanges, let table = model.linkName(of: relationship) else { continue }
+            // A to-many without an inverse is its links' only side.
+            let isOwner = relationship.inverseIndex == nil
+                || model.ownsJoinTable(entity: object.entity.number, relationship: relationship.index)
             // Inverses change together (both objects are marked changed, and are saved, or are
             // deleted, which drops their links anyway): the owning side names every link, so the
             // other side's copy of it need not be hashed into the set again.
@@ -214,6 +215,7 @@ extension ObjectContext {
             registry.removeValue(forKey: object.objectID)
             object.owningContext = nil
         }
+        if !deleted.isEmpty && !model.hiddenKeys.isEmpty { forgetDeletedMembers(Set(deleted.keys)) }
         for object in saved where !object.isDeleted {
             if let version = outcome.versions[object.objectID] { object.version = version }
             if let resolved = outcome.resolved[object.objectID] {
@@ -238,6 +240,18 @@ extension ObjectContext {
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
+    }
+
+    /// A to-many without an inverse has no other side for a delete to clear: the objects that
+    /// listed a deleted member stop listing it (their store rows never held its key).
+    private func forgetDeletedMembers(_ gone: Set<ObjectID>) {
+        for object in registry.values {
+            for relationship in object.entity.relationships where relationship.isToMany && relationship.inverseIndex == nil {
+                if object.toMany[relationship.slot].members?.isDisjoint(with: gone) == false {
+                    object.toMany[relationship.slot].members?.subtract(gone)
+                }
+            }
+        }
     }
 
     private func finishEmptySave() {

@@ -93,8 +93,9 @@ extension ObjectContext: ObjectSource {
     private func applyLink(_ link: JoinLink, add: Bool) {
         guard let source = registeredOrFault(link.source), let destination = registeredOrFault(link.destination) else { return }
         for relationship in source.entity.relationships {
-            guard case .joinTable(let table, _, _) = relationship.storage, table == link.table,
-                  model.ownsJoinTable(entity: source.entity.number, relationship: relationship.index) else { continue }
+            guard model.linkName(of: relationship) == link.table,
+                  relationship.inverseIndex == nil
+                    || model.ownsJoinTable(entity: source.entity.number, relationship: relationship.index) else { continue }
             if add {
                 source.toMany[relationship.slot].insert(destination.objectID)
             } else {

@@ -118,6 +118,11 @@ extension StoreCoordinator {
                         try store.connection.execute("DELETE FROM \(joinTable.name) WHERE \(column) IN (SELECT value FROM json_each(?))", [keys])
                     }
                 }
+                // Members of to-manys without an inverse forget owners that go.
+                for hidden in model.hiddenKeys where model[hidden.sourceEntity].root == entity.root {
+                    try store.connection.execute(
+                        "UPDATE \(hidden.table) SET \(hidden.column) = NULL WHERE \(hidden.column) IN (SELECT value FROM json_each(?))", [keys])
+                }
                 try store.connection.execute("DELETE FROM \(entity.table) WHERE Z_PK IN (SELECT value FROM json_each(?))", [keys])
                 changeSet.deleted = Set(victims)
                 changeSet.updated.subtract(changeSet.deleted)

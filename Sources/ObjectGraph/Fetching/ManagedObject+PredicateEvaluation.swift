@@ -35,6 +35,7 @@ extension ManagedObject: PredicateKeyValueReadable, PredicateArgument {
             if entity.relationships[index].isToMany { return .objects(predicateMembers(index: index)) }
             return .object(toOneObject(index: index))
         }
+        if entity.compositePaths.contains(key) { return .object(CompositeElements(object: self, path: key)) }
         throw PropertyAccessError(message: "\(entity.name) has no attribute or relationship named \(key)")
     }
 
@@ -76,7 +77,7 @@ extension ManagedObject: PredicateKeyValueReadable, PredicateArgument {
             }
         case .date:
             return Date(stored: stored).map(PredicateValue.date) ?? .null
-        case .binary, .transformable, .uuid, .undefined, .objectID:
+        case .binary, .transformable, .uuid, .undefined, .objectID, .composite:
             return Data(stored: stored).map(PredicateValue.data) ?? .null
         }
     }
@@ -100,4 +101,17 @@ extension URL: PredicateArgument {
 extension Decimal: PredicateArgument {
     /// The nearest double, as SQLite keeps a DECIMAL column's numbers.
     public var predicateValue: PredicateValue { .double(NSDecimalNumber(decimal: self).doubleValue) }
+}
+
+/// A composite attribute of an object, read one element at a time (`location.latitude > 38`).
+struct CompositeElements: PredicateKeyValueReadable {
+    let object: ManagedObject
+    /// The composite's path in the object (`location`, `size.inner`).
+    let path: String
+
+    func predicateValue(forKey key: String) throws -> PredicateEvaluationValue {
+        try object.predicateValue(forKey: path + "." + key)
+    }
+
+    var predicateObjectReference: PredicateObjectReference { object.predicateObjectReference }
 }

@@ -160,7 +160,7 @@ enum SQLValueKind: Equatable {
         case .string, .uri: self = .string
         case .boolean, .integer16, .integer32, .integer64, .double, .float, .decimal: self = .number
         case .date: self = .date
-        case .binary, .transformable, .uuid, .undefined, .objectID: self = .data
+        case .binary, .transformable, .uuid, .undefined, .objectID, .composite: self = .data
         }
     }
 

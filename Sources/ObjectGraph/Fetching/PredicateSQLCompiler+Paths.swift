@@ -154,7 +154,24 @@ extension PredicateSQLCompilation {
     /// written, for messages.
     func follow(_ path: [String], from start: SQLCompiledValue, fullPath: String) throws -> SQLCompiledValue {
         var current = start
-        for key in path {
+        var position = 0
+        while position < path.count {
+            // A composite's element is one attribute named by its path (`location.latitude`).
+            let key: String
+            switch current {
+            case .object(let handle):
+                key = handle.entity.key(in: path, at: &position)
+            case .collection(let collection):
+                if case .object(let handle) = collection.element {
+                    key = handle.entity.key(in: path, at: &position)
+                } else {
+                    key = path[position]
+                    position += 1
+                }
+            default:
+                key = path[position]
+                position += 1
+            }
             switch current {
             case .object(let handle):
                 current = try step(from: handle, key, fullPath: fullPath)
@@ -209,8 +226,7 @@ extension PredicateSQLCompilation {
                 scope.correlate("\(alias).\(sourceColumn)", with: handle.key, nullable: handle.nullable)
                 element = SQLObjectHandle(entity: destination, key: "\(alias).\(destinationColumn)", nullable: false,
                                           scope: scope, alias: nil, origin: origin)
-            case .inverseForeignKey:
-                let column = try inverseColumn(of: relationship, destination: destination)
+            case .inverseForeignKey(let column, _):
                 let alias = newSubselectAlias(joinTable: false)
                 scope = SQLFromScope(compilation: self, first: "\(destination.table) \(alias)", isMain: false)
                 scope.correlate("\(alias).\(column)", with: handle.key, nullable: handle.nullable)
@@ -255,8 +271,7 @@ extension PredicateSQLCompilation {
                 result.element = .object(SQLObjectHandle(entity: destination, key: "\(alias).\(destinationColumn)",
                                                          nullable: handle.nullable, scope: scope, alias: nil,
                                                          origin: result.origin))
-            case .inverseForeignKey:
-                let column = try inverseColumn(of: relationship, destination: destination)
+            case .inverseForeignKey(let column, _):
                 let alias = newSubselectAlias(joinTable: false)
                 var on = "\(alias).\(column) = \(handle.key)"
                 if let filter = entityFilter(destination, alias: alias) { on += " AND " + filter.rendered(for: .and).text }
@@ -289,15 +304,6 @@ extension PredicateSQLCompilation {
                                  origin: String) -> SQLScalar {
         SQLScalar(fragment: SQLFragment("\(alias).\(column)"), kind: SQLValueKind(attribute.type), nullable: true,
                   origin: "\(origin), a \(attribute.type.coreDataName) attribute of \(entity.name)")
-    }
-
-    /// The foreign-key column on the destination that a to-many relationship is the inverse of.
-    private func inverseColumn(of relationship: EntityRelationship, destination: Entity) throws -> String {
-        guard let inverseIndex = relationship.inverseIndex,
-              case .foreignKey(let column, _) = destination.relationships[inverseIndex].storage else {
-            throw FetchRequestError("The to-many relationship \(relationship.name) has no inverse to-one to read it from")
-        }
-        return column
     }
 
     /// `alias.Z_ENT IN (…)` when the destination's table also holds rows of other entities.

@@ -68,15 +68,17 @@ struct PredicateKeyPathValidator {
 
     private func resolve(_ path: [String], from start: Target, fullPath: String) throws -> Target {
         var current = start
-        for key in path {
+        var position = 0
+        while position < path.count {
             switch current {
             case .unknown:
                 return .unknown
             case .constant:
-                throw FetchRequestError("Cannot follow '\(key)' from a constant (key path '\(fullPath)')")
+                throw FetchRequestError("Cannot follow '\(path[position])' from a constant (key path '\(fullPath)')")
             case .attribute(let origin):
-                throw FetchRequestError("Cannot follow '\(key)' from \(origin) (key path '\(fullPath)')")
+                throw FetchRequestError("Cannot follow '\(path[position])' from \(origin) (key path '\(fullPath)')")
             case .entity(let entity, let origin):
+                let key = entity.key(in: path, at: &position)
                 let reached = PredicateSQLCompilation.appending(key, to: origin)
                 switch try compilation.property(key, of: entity, fullPath: fullPath) {
                 case .attribute(let attribute, _):

@@ -188,11 +188,13 @@ final class PredicateSQLCompilation {
         var keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if keys.first?.uppercased() == "SELF" { keys.removeFirst() }
         var handle = root
-        for (index, key) in keys.enumerated() {
+        var position = 0
+        while position < keys.count {
+            let key = handle.entity.key(in: keys, at: &position)
             switch try property(key, of: handle.entity, fullPath: keyPath) {
             case .attribute(let attribute, let column):
-                guard index == keys.count - 1 else {
-                    throw FetchRequestError("Cannot sort by '\(keyPath)': \(key) is an attribute of \(handle.entity.name), with no key '\(keys[index + 1])'")
+                guard position == keys.count else {
+                    throw FetchRequestError("Cannot sort by '\(keyPath)': \(key) is an attribute of \(handle.entity.name), with no key '\(keys[position])'")
                 }
                 return ("\(handle.rowAlias()).\(column)", attribute.type)
             case .relationship(let relationship, let destination):

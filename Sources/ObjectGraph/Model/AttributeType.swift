@@ -9,8 +9,12 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
     case undefined
     /// Core Data's "Object ID": never stored in an entity's table.
     case objectID
+    /// Core Data's "Composite" (Xcode 15): named elements, each an attribute of its own type with
+    /// a column of its own; the composite itself has no column (`AttributeDescription.elements`).
+    case composite
 
-    /// Whether a store can hold the type in a column; the others are for transient attributes.
+    /// Whether a store can hold the type (a composite through its elements' columns); the
+    /// others are for transient attributes.
     public var isStorable: Bool { self != .undefined && self != .objectID }
 
     /// The column type Core Data declares in its SQLite tables.
@@ -21,7 +25,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         case .decimal: "DECIMAL"
         case .date: "TIMESTAMP"
         case .string, .uri: "VARCHAR"
-        case .binary, .transformable, .uuid, .undefined, .objectID: "BLOB"
+        case .binary, .transformable, .uuid, .undefined, .objectID, .composite: "BLOB"
         }
     }
 
@@ -36,7 +40,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         case .decimal: 2
         case .string: 3
         case .uri: 4
-        case .binary, .undefined, .objectID: 5
+        case .binary, .undefined, .objectID, .composite: 5
         case .uuid: 6
         case .transformable: 7
         }
@@ -60,6 +64,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         case .transformable: "Transformable"
         case .undefined: "Undefined"
         case .objectID: "Object ID"
+        case .composite: "Composite"
         }
     }
 

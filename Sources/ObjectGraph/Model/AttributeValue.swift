@@ -220,8 +220,9 @@ extension SQLiteValue {
         case .binary, .transformable: return Data(stored: value)?.storedValue
         case .uuid: return UUID(stored: value)?.storedValue
         case .uri: return URL(stored: value)?.storedValue
-        // Transient-only types hold whatever they are given.
-        case .undefined, .objectID: return value
+        // Transient-only types hold whatever they are given; a composite's value lives in its
+        // elements' slots, never in one of its own.
+        case .undefined, .objectID, .composite: return value
         }
     }
 }

@@ -11,6 +11,11 @@ import Foundation
 /// - a many-to-many gets `Z_<n><NAME>` with `Z_<n><INVERSE>` and `Z_<m><NAME>` columns, named by
 ///   the side with the lower entity number; join column names are unique across the model;
 ///   a relationship that is its own inverse gets `Z_<n><NAME>` with `Z_<n><NAME>` and `REFLEXIVE`.
+/// - a to-many without an inverse gets a hidden key column in the destination's table,
+///   `Z<n><NAME>` (`n` the number of the entity declaring it), after every other integer column
+///   of that table (Core Data adds it once all properties have their columns);
+/// - a composite attribute gets a column per leaf element, `Z<ELEMENT>`, where the composite
+///   itself would sort, elements in the composite's order.
 package struct ColumnLayout {
     struct Key: Hashable {
         let entity: Int
@@ -24,36 +29,75 @@ package struct ColumnLayout {
     private(set) var attributeColumns: [Key: String] = [:]
     private(set) var toOneColumns: [Key: (column: String, entityColumn: String?)] = [:]
     private(set) var joinTables: [ObjectModel.JoinTable] = []
+    /// Hidden key columns of to-manys without an inverse, by (declaring entity, relationship).
+    private(set) var hiddenKeys: [Key: ObjectModel.HiddenKey] = [:]
     /// Each table's property columns, in Core Data's order.
     private(set) var tableColumns: [String: [ObjectModel.Column]] = [:]
     private var joinTableByKey: [Key: ObjectModel.JoinTable] = [:]
+    private let byName: [String: EntityDescription]
+    private let chains: [String: [String]]
+    private let number: [String: Int]
 
     package static func tableName(_ rootEntity: String) -> String { "Z" + rootEntity.uppercased() }
 
     init(order: [String], number: [String: Int], byName: [String: EntityDescription], chains: [String: [String]]) throws {
+        self.byName = byName
+        self.chains = chains
+        self.number = number
         let hasSubentities = Set(byName.values.compactMap(\.parent))
         // Columns, table by table.
         for root in order where byName[root]?.parent == nil {
-            struct Item { let group: Int; let entity: Int; let isRelationship: Bool; let name: String; let key: Key; let entityColumnFor: Int?; let sqlType: String }
+            enum Kind { case attribute, toOne, hiddenKey }
+            struct Item {
+                let group: Int, entity: Int, kind: Kind
+                /// Where the property sorts among its entity's (a composite's name for its elements).
+                let name: String, secondary: String, element: Int
+                let columnBase: String, key: Key, entityColumnFor: Int?, sqlType: String
+                var rank: Int { kind == .attribute ? 0 : kind == .toOne ? 1 : 2 }
+            }
             var items: [Item] = []
             for name in order where chains[name]?.first == root {
                 guard let description = byName[name], let entityNumber = number[name] else { continue }
                 for attribute in description.attributes where !attribute.isTransient {
-                    items.append(Item(group: attribute.type.columnGroup, entity: entityNumber, isRelationship: false,
-                                      name: attribute.name, key: Key(entityNumber, attribute.name), entityColumnFor: nil,
-                                      sqlType: attribute.type.sqlType))
+                    if attribute.type == .composite {
+                        for (position, leaf) in attribute.flattenedElements.enumerated() {
+                            let simpleName = String(leaf.name.split(separator: ".").last ?? Substring(leaf.name))
+                            items.append(Item(group: leaf.type.columnGroup, entity: entityNumber, kind: .attribute,
+                                              name: attribute.name, secondary: attribute.name, element: position,
+                                              columnBase: "Z" + simpleName.uppercased(), key: Key(entityNumber, leaf.name),
+                                              entityColumnFor: nil, sqlType: leaf.type.sqlType))
+                        }
+                        continue
+                    }
+                    items.append(Item(group: attribute.type.columnGroup, entity: entityNumber, kind: .attribute,
+                                      name: attribute.name, secondary: attribute.name, element: 0,
+                                      columnBase: "Z" + attribute.name.uppercased(), key: Key(entityNumber, attribute.name),
+                                      entityColumnFor: nil, sqlType: attribute.type.sqlType))
                 }
                 for relationship in description.relationships where !relationship.isToMany {
                     let destinationNumber = number[relationship.destination]
                     let needsEntityColumn = hasSubentities.contains(relationship.destination)
-                    items.append(Item(group: 0, entity: entityNumber, isRelationship: true, name: relationship.name,
-                                      key: Key(entityNumber, relationship.name),
+                    items.append(Item(group: 0, entity: entityNumber, kind: .toOne, name: relationship.name,
+                                      secondary: relationship.name, element: 0,
+                                      columnBase: "Z" + relationship.name.uppercased(), key: Key(entityNumber, relationship.name),
                                       entityColumnFor: needsEntityColumn ? destinationNumber : nil, sqlType: "INTEGER"))
                 }
             }
+            // Hidden keys go last among the integers, ordered by the declaring entity's name and
+            // then the relationship's: the order Core Data adds them in, after every property.
+            for owner in order {
+                guard let description = byName[owner], let ownerNumber = number[owner] else { continue }
+                for relationship in description.relationships where relationship.isToMany && relationship.inverse == nil {
+                    guard chains[relationship.destination]?.first == root else { continue }
+                    items.append(Item(group: 0, entity: Int.max, kind: .hiddenKey, name: owner.lowercased(),
+                                      secondary: owner + "." + relationship.name, element: 0,
+                                      columnBase: "Z\(ownerNumber)" + relationship.name.uppercased(),
+                                      key: Key(ownerNumber, relationship.name), entityColumnFor: nil, sqlType: "INTEGER"))
+                }
+            }
             items.sort {
-                ($0.group, $0.entity, $0.isRelationship ? 1 : 0, $0.name.uppercased(), $0.name)
-                    < ($1.group, $1.entity, $1.isRelationship ? 1 : 0, $1.name.uppercased(), $1.name)
+                ($0.group, $0.entity, $0.rank, $0.name.uppercased(), $0.secondary, $0.element)
+                    < ($1.group, $1.entity, $1.rank, $1.name.uppercased(), $1.secondary, $1.element)
             }
             var used: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
             func claim(_ base: String) -> String {
@@ -68,16 +112,20 @@ package struct ColumnLayout {
             }
             let table = ColumnLayout.tableName(root)
             for item in items {
-                let column = claim("Z" + item.name.uppercased())
+                let column = claim(item.columnBase)
                 tableColumns[table, default: []].append(ObjectModel.Column(name: column, type: item.sqlType))
-                if item.isRelationship {
+                switch item.kind {
+                case .toOne:
                     let entityColumn = item.entityColumnFor.map { claim("Z\($0)_" + item.name.uppercased()) }
                     if let entityColumn {
                         tableColumns[table, default: []].append(ObjectModel.Column(name: entityColumn, type: "INTEGER"))
                     }
                     toOneColumns[item.key] = (column, entityColumn)
-                } else {
+                case .attribute:
                     attributeColumns[item.key] = column
+                case .hiddenKey:
+                    hiddenKeys[item.key] = ObjectModel.HiddenKey(
+                        table: table, column: column, sourceEntity: item.key.entity, relationship: item.key.property)
                 }
             }
         }
@@ -161,6 +209,15 @@ package struct ColumnLayout {
         if let table = joinTableByKey[key] {
             return .joinTable(table: table.name, sourceColumn: table.sourceColumn, destinationColumn: table.destinationColumn)
         }
-        return .inverseForeignKey
+        if let hidden = hiddenKeys[key] {
+            return .inverseForeignKey(column: hidden.column, isHidden: true)
+        }
+        guard let inverseName = relationship.inverse,
+              let inverse = ColumnLayout.declaredRelationship(inverseName, from: relationship.destination, byName: byName, chains: chains),
+              let declaring = number[inverse.declaringEntity],
+              let columns = toOneColumns[Key(declaring, inverseName)] else {
+            throw ModelError("to-many relationship \(entity).\(relationship.name) has no inverse to-one to keep it")
+        }
+        return .inverseForeignKey(column: columns.column)
     }
 }

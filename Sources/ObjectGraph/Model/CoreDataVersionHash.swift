@@ -11,7 +11,10 @@ import Foundation
 ///   then the property's `versionHashModifier`.
 /// - **attribute**: property hash (32 bytes), `NSAttributeType` as 32 bits, then one byte 1
 ///   if external binary storage is allowed, one byte 1 if the value is preserved in history
-///   on deletion. A derived attribute hashes only its derivation expression.
+///   on deletion. A derived attribute hashes only its derivation expression as
+///   `NSExpression.predicateFormat` writes it (`tags.@count` becomes `count:(tags)`). A
+///   composite hashes only the hashes of its leaf elements (nested composites flattened),
+///   transient ones left out, sorted by name.
 /// - **relationship**: property hash, destination entity name, the inverse's name (left out
 ///   when the relationship is its own inverse where it is declared), maxCount and minCount
 ///   as 32 bits each (a to-one's maxCount is 1), then two bytes 01 00 if ordered.
@@ -82,9 +85,19 @@ public enum CoreDataVersionHash {
     public static func attributeHash(_ attribute: AttributeDescription) -> Data {
         if let expression = attribute.derivationExpression {
             // The framework hashes a derived attribute's NSExpression.predicateFormat and drops
-            // the common part; the model file's string equals that format when written canonically.
+            // the common part (checked on CoreDataPlus's SampleModel2 stores).
             var hasher = SHA256()
-            hasher.update(Array(expression.utf8))
+            hasher.update(Array(canonicalDerivationExpression(expression).utf8))
+            return Data(hasher.finalize())
+        }
+        if attribute.type == .composite {
+            // NSCompositeAttributeDescription computes its own attribute hash and then drops it:
+            // only the leaf elements are fed in (Core Data's `_versionHash:inStyle:`).
+            var hasher = SHA256()
+            let leaves = attribute.elements.flatMap(leafElements).sorted { utf16Precedes($0.name, $1.name) }
+            for element in leaves where !element.isTransient {
+                hasher.update(attributeHash(element))
+            }
             return Data(hasher.finalize())
         }
         var hasher = SHA256()
@@ -114,6 +127,25 @@ public enum CoreDataVersionHash {
         hasher.update(littleEndian(Int32(truncatingIfNeeded: relationship.minCount)))
         if relationship.isOrdered { hasher.update([1, 0]) }
         return Data(hasher.finalize())
+    }
+
+    /// A derivation expression as `NSExpression.predicateFormat` gives it back: Core Data turns
+    /// a key path ending in `@count` into the function `count:`, and one ending in `@sum` or
+    /// `@total` into `sum:` (`NSDerivedAttributeDescription.setDerivationExpression:`), so
+    /// `pages.@count` is hashed as `count:(pages)`. Anything else is hashed as written.
+    public static func canonicalDerivationExpression(_ expression: String) -> String {
+        let trimmed = expression.trimmingCharacters(in: .whitespaces)
+        for (suffix, function) in [(".@count", "count:"), (".@sum", "sum:"), (".@total", "sum:")] where trimmed.hasSuffix(suffix) {
+            let path = String(trimmed.dropLast(suffix.count))
+            let isKeyPath = !path.isEmpty && path.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }
+            if isKeyPath { return "\(function)(\(path))" }
+        }
+        return trimmed
+    }
+
+    /// An element's leaves: itself, or a nested composite's own leaves, with their plain names.
+    private static func leafElements(_ element: AttributeDescription) -> [AttributeDescription] {
+        element.type == .composite ? element.elements.flatMap(leafElements) : [element]
     }
 
     // MARK: - Internals
@@ -232,6 +264,7 @@ extension AttributeType {
         case .transformable: 1800
         case .undefined: 0
         case .objectID: 2000
+        case .composite: 2100
         }
     }
 }

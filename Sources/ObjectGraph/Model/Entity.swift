@@ -13,15 +13,27 @@ public final class EntityAttribute: Sendable {
     public let column: String?
     /// The number of the entity that declares it (an ancestor for inherited attributes).
     public let declaringEntity: Int
+    /// For an element of a composite attribute, the composite's name: the element's own name is
+    /// its path from there (`location.latitude`).
+    public let composite: String?
     public var name: String { declaration.name }
     public var type: AttributeType { declaration.type }
 
-    init(declaration: AttributeDescription, slot: Int, column: String?, declaringEntity: Int) {
+    init(declaration: AttributeDescription, slot: Int, column: String?, declaringEntity: Int, composite: String? = nil) {
         self.declaration = declaration
         self.slot = slot
         self.column = column
         self.declaringEntity = declaringEntity
+        self.composite = composite
     }
+}
+
+/// A composite attribute of an entity: its declaration (with its elements) and who declares it.
+public struct EntityComposite: Sendable {
+    public let declaration: AttributeDescription
+    /// The number of the entity that declares it (an ancestor for an inherited composite).
+    public let declaringEntity: Int
+    public var name: String { declaration.name }
 }
 
 /// How a relationship is kept in SQLite, in Core Data's layout.
@@ -29,8 +41,10 @@ public enum RelationshipStorage: Sendable, Equatable {
     /// A to-one: the target's primary key in `column`; `entityColumn` holds the target's `Z_ENT`
     /// when the destination has subentities.
     case foreignKey(column: String, entityColumn: String?)
-    /// A to-many whose inverse is a to-one: the destination's rows point back here.
-    case inverseForeignKey
+    /// A to-many kept by the destination's rows, which hold this object's key in `column`: the
+    /// inverse to-one's column, or, for a to-many without an inverse (`isHidden`), the column
+    /// Core Data adds to the destination's table for it (`Z<n><NAME>`, no property of its own).
+    case inverseForeignKey(column: String, isHidden: Bool = false)
     /// A many-to-many: rows of a join table pair this object's key with the destination's.
     case joinTable(table: String, sourceColumn: String, destinationColumn: String)
 }
@@ -85,16 +99,23 @@ public final class Entity: Sendable, CustomStringConvertible {
     public let subentities: [Int]
     /// This entity's number and every descendant's: the `Z_ENT` values a fetch includes.
     public let hierarchy: [Int]
-    /// All attributes, inherited first.
+    /// All attributes, inherited first. A composite attribute appears as its leaf elements, each
+    /// with a slot and a column of its own and named by its path (`location.latitude`).
     public let attributes: [EntityAttribute]
+    /// The composite attributes as declared (inherited first): their elements' values are in
+    /// `attributes`.
+    public let composites: [EntityComposite]
+    /// Named fetch indexes this entity declares (not inherited ones), as declared.
+    public let fetchIndexes: [FetchIndexDescription]
     /// All relationships, inherited first.
     public let relationships: [EntityRelationship]
     public let toOneCount: Int
     public let toManyCount: Int
     /// Uniqueness constraints as attribute slots.
     public let uniquenessConstraints: [[Int]]
-    /// The fetch indexes this entity declares (not its ancestors'), with their columns.
-    public let fetchIndexes: [FetchIndex]
+    /// The fetch indexes this entity declares (not its ancestors'), resolved to its table's
+    /// columns as the store keeps them (`Z_<Entity>_<name>`).
+    public let storedFetchIndexes: [FetchIndex]
     /// The table of this entity's hierarchy (`Z` + the root entity's name in capitals).
     public let table: String
     public let renamingIdentifier: String?
@@ -102,6 +123,9 @@ public final class Entity: Sendable, CustomStringConvertible {
     public let versionHash: Data
     public let objectClass: ManagedObject.Type
     let attributeSlots: [String: Int]
+    /// Composite attributes and the composites nested in them, by path (`size`, `size.inner`):
+    /// the key paths that lead to elements.
+    let compositePaths: Set<String>
     let relationshipIndexes: [String: Int]
     @usableFromInline let wrapperTargets: [WrapperTarget]
     /// Slots of attributes a save requires a value for (neither optional nor transient).
@@ -118,8 +142,10 @@ public final class Entity: Sendable, CustomStringConvertible {
 
     init(name: String, number: Int, isAbstract: Bool, parent: Int?, root: Int, subentities: [Int],
          hierarchy: [Int], attributes: [EntityAttribute], relationships: [EntityRelationship],
-         uniquenessConstraints: [[Int]], fetchIndexes: [FetchIndex] = [], table: String, renamingIdentifier: String?,
-         versionHash: Data, objectClass: ManagedObject.Type, wrapperTargets: [WrapperTarget]) {
+         uniquenessConstraints: [[Int]], table: String, renamingIdentifier: String?, versionHash: Data,
+         objectClass: ManagedObject.Type, wrapperTargets: [WrapperTarget],
+         composites: [EntityComposite] = [], fetchIndexes: [FetchIndexDescription] = [],
+         storedFetchIndexes: [FetchIndex] = []) {
         self.name = name
         self.number = number
         self.isAbstract = isAbstract
@@ -128,6 +154,8 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.subentities = subentities
         self.hierarchy = hierarchy
         self.attributes = attributes
+        self.composites = composites
+        self.fetchIndexes = fetchIndexes
         self.relationships = relationships
         self.toOneCount = relationships.filter { !$0.isToMany }.count
         self.toManyCount = relationships.filter(\.isToMany).count
@@ -135,7 +163,7 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.nullValues = Array(repeating: .null, count: attributes.count)
         self.nilToOne = Array(repeating: nil, count: toOneCount)
         self.uniquenessConstraints = uniquenessConstraints
-        self.fetchIndexes = fetchIndexes
+        self.storedFetchIndexes = storedFetchIndexes
         self.table = table
         self.renamingIdentifier = renamingIdentifier
         self.versionHash = versionHash
@@ -145,6 +173,16 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.wrapperTargets = wrapperTargets
         // Saving checks these for every changed object: worked out once, not per object.
         self.requiredAttributeSlots = attributes.filter { !$0.declaration.isOptional && !$0.declaration.isTransient }.map(\.slot)
+        var paths = Set<String>()
+        for attribute in attributes where attribute.composite != nil {
+            var components = attribute.name.split(separator: ".").map(String.init)
+            components.removeLast()
+            while !components.isEmpty {
+                paths.insert(components.joined(separator: "."))
+                components.removeLast()
+            }
+        }
+        self.compositePaths = paths.union(composites.map(\.name))
         self.defaultValues = attributes.compactMap { attribute in attribute.declaration.defaultValue.map { (attribute.slot, $0) } }
         self.validatedRelationships = relationships.filter { relationship in
             let declaration = relationship.declaration
@@ -159,6 +197,19 @@ public final class Entity: Sendable, CustomStringConvertible {
 
     public func relationship(named name: String) -> EntityRelationship? {
         relationshipIndexes[name].map { relationships[$0] }
+    }
+
+    /// The key that starts at `path[position]`, moving `position` past it: a composite's
+    /// element spans several components of a key path (`size`, `inner`, `depth` is the one
+    /// attribute `size.inner.depth`).
+    func key(in path: [String], at position: inout Int) -> String {
+        var key = path[position]
+        while compositePaths.contains(key), position + 1 < path.count {
+            position += 1
+            key += "." + path[position]
+        }
+        position += 1
+        return key
     }
 
     /// True when `number` is this entity or one of its descendants.

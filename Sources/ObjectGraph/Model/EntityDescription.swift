@@ -38,15 +38,18 @@ public struct AttributeDescription: Sendable, Equatable {
     public var allowsExternalBinaryDataStorage: Bool
     /// Core Data's "Preserve After Deletion": the value is kept in persistent history.
     public var preservesValueInHistoryOnDeletion: Bool
-    /// A derived attribute's expression (`canonical:title`, `tags.@count`), as the model file
+    /// A derived attribute's expression (`canonical:(title)`, `tags.@count`), as the model file
     /// writes it; nil for an ordinary attribute.
     public var derivationExpression: String?
+    /// A composite attribute's elements (type `.composite`), in the order the composite declares
+    /// them; an element may itself be a composite. Empty for every other type.
+    public var elements: [AttributeDescription]
 
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: SQLiteValue? = nil,
                 isIndexed: Bool = false, isUnique: Bool = false, isTransient: Bool = false,
                 renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
                 allowsExternalBinaryDataStorage: Bool = false, preservesValueInHistoryOnDeletion: Bool = false,
-                derivationExpression: String? = nil) {
+                derivationExpression: String? = nil, elements: [AttributeDescription] = []) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
@@ -59,6 +62,17 @@ public struct AttributeDescription: Sendable, Equatable {
         self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
         self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
         self.derivationExpression = derivationExpression
+        self.elements = elements
+    }
+
+    /// A composite's leaf elements, depth first, each named by its path from the composite
+    /// (`location.latitude`, `size.inner.width`); empty for any other type.
+    public var flattenedElements: [AttributeDescription] {
+        elements.flatMap { element -> [AttributeDescription] in
+            var leaves = element.type == .composite ? element.flattenedElements : [element]
+            for index in leaves.indices { leaves[index].name = name + "." + leaves[index].name }
+            return leaves
+        }
     }
 }
 
@@ -71,7 +85,9 @@ public struct RelationshipDescription: Sendable, Equatable {
     public var name: String
     /// The destination entity's name.
     public var destination: String
-    /// The inverse relationship's name on the destination entity.
+    /// The inverse relationship's name on the destination entity; nil for none. A to-many
+    /// without an inverse is kept as Core Data keeps it: the destination's table holds the
+    /// owner's key in a column of its own, `Z<owner entity number><NAME>`.
     public var inverse: String?
     public var isToMany: Bool
     /// Ordered to-many relationships are read like unordered ones.
@@ -108,6 +124,55 @@ public struct RelationshipDescription: Sendable, Equatable {
     }
 }
 
+/// A named index of an entity (Core Data's `NSFetchIndexDescription`, Xcode's `<fetchIndex>`):
+/// its elements in order, each a property (or an expression) with its sort order.
+///
+/// The store writes it as Core Data does, `CREATE INDEX Z_<Entity>_<name> ON <table> (<column>
+/// COLLATE BINARY ASC, …)`; a `.rTree` index is an R-tree over its elements.
+///
+/// ```swift
+/// FetchIndexDescription(name: "byMakerAndNumberPlate",
+///                       elements: [.init(property: "maker"), .init(property: "numberPlate")])
+/// ```
+public struct FetchIndexDescription: Sendable, Equatable, Hashable {
+    /// How an element is indexed: Core Data's `NSFetchIndexElementType`.
+    public enum ElementType: String, Sendable, Hashable, Codable {
+        /// A B-tree (`Binary` in the model file), the usual kind.
+        case binary
+        /// An R-tree (`RTree`), for ranges such as a bounding box.
+        case rTree
+    }
+
+    /// One column of the index.
+    public struct Element: Sendable, Equatable, Hashable {
+        /// The attribute or relationship indexed; nil for an expression element.
+        public var property: String?
+        /// An expression indexed instead of a property, as the model file writes it.
+        public var expression: String?
+        public var type: ElementType
+        public var isAscending: Bool
+
+        public init(property: String?, expression: String? = nil, type: ElementType = .binary, isAscending: Bool = true) {
+            self.property = property
+            self.expression = expression
+            self.type = type
+            self.isAscending = isAscending
+        }
+    }
+
+    /// The name the model gives it (`byMakerAndNumberPlate`).
+    public var name: String
+    public var elements: [Element]
+
+    public init(name: String, elements: [Element]) {
+        self.name = name
+        self.elements = elements
+    }
+
+    /// The properties indexed, in order (expression elements left out).
+    public var propertyNames: [String] { elements.compactMap(\.property) }
+}
+
 /// An entity as declared, before the model resolves it; the programmatic way to build a model.
 ///
 /// ```swift
@@ -127,8 +192,12 @@ public struct EntityDescription: Sendable {
     public var relationships: [RelationshipDescription]
     /// Each constraint lists attribute names whose values together are unique.
     public var uniquenessConstraints: [[String]]
-    /// Compound indexes over attribute names.
+    /// Compound indexes over attribute names (Xcode 4–8's `<compoundIndexes>`, and the properties
+    /// of each fetch index, for code that reads them as lists).
     public var indexes: [[String]]
+    /// Named fetch indexes with their elements' orders (Xcode 9's `<fetchIndex>`), as declared by
+    /// this entity: what the store's `CREATE INDEX Z_<Entity>_<name>` statements are made from.
+    public var fetchIndexes: [FetchIndexDescription]
     /// The class for instances; `ManagedObject` itself when the model was built from data.
     public var objectClass: ManagedObject.Type
     /// The entity's name in the model it migrates from, when it was renamed.
@@ -142,6 +211,7 @@ public struct EntityDescription: Sendable {
     public init(name: String, parent: String? = nil, isAbstract: Bool = false,
                 attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
                 uniquenessConstraints: [[String]] = [], indexes: [[String]] = [],
+                fetchIndexes: [FetchIndexDescription] = [],
                 objectClass: ManagedObject.Type = ManagedObject.self, renamingIdentifier: String? = nil,
                 versionHashModifier: String? = nil) {
         self.name = name
@@ -151,6 +221,7 @@ public struct EntityDescription: Sendable {
         self.relationships = relationships
         self.uniquenessConstraints = uniquenessConstraints
         self.indexes = indexes
+        self.fetchIndexes = fetchIndexes
         self.objectClass = objectClass
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier

@@ -38,10 +38,28 @@ public struct FetchIndex: Sendable, Equatable {
         position == 0 ? "compoundIndex" : "compoundIndex\(position)"
     }
 
-    /// Resolves an entity's unnamed compound indexes (lists of property names) against its
-    /// attributes and to-one relationships.
+    /// Resolves an entity's named fetch indexes, then its unnamed compound indexes (lists of
+    /// property names, named `compoundIndex…`), against its attributes and to-one relationships.
+    /// A fetch index with an R-tree or expression element has no B-tree index of that name (Core
+    /// Data keeps an R-tree in `Z_RT_…` tables of its own) and is left out.
     ///
     /// - Throws: `ModelError` for a name that is neither a stored attribute nor a to-one.
+    static func resolve(named: [FetchIndexDescription], unnamed lists: [[String]], entity: String, attributes: [EntityAttribute],
+                        relationships: [EntityRelationship]) throws -> [FetchIndex] {
+        var result: [FetchIndex] = []
+        for index in named where index.elements.allSatisfy({ $0.type == .binary && $0.property != nil }) {
+            let resolved = try resolve([index.elements.compactMap(\.property)], entity: entity, attributes: attributes,
+                                       relationships: relationships)
+            guard let elements = resolved.first?.elements else { continue }
+            result.append(FetchIndex(name: index.name, elements: zip(elements, index.elements).map {
+                Element(property: $0.property, column: $0.column, isAscending: $1.isAscending)
+            }))
+        }
+        // `indexes` lists the named fetch indexes' properties too (for older readers): those are done.
+        let unnamed = lists.filter { list in !named.contains { $0.elements.compactMap(\.property) == list } }
+        return result + (try resolve(unnamed, entity: entity, attributes: attributes, relationships: relationships))
+    }
+
     static func resolve(_ lists: [[String]], entity: String, attributes: [EntityAttribute],
                         relationships: [EntityRelationship]) throws -> [FetchIndex] {
         try lists.enumerated().map { position, names in

@@ -12,7 +12,16 @@ struct ModelBuilder {
     struct Result {
         var entities: [Entity]
         var joinTables: [ObjectModel.JoinTable]
+        var hiddenKeys: [ObjectModel.HiddenKey]
         var tableColumns: [String: [ObjectModel.Column]]
+    }
+
+    /// An attribute slot as declared: a composite's leaf element is named by its path and
+    /// remembers the composite.
+    private struct SlotDeclaration {
+        var attribute: AttributeDescription
+        var declaringEntity: Int
+        var composite: String?
     }
 
     mutating func build() throws -> Result {
@@ -29,20 +38,35 @@ struct ModelBuilder {
                 throw ModelError("entity \(description.name) has parent \(parent), which is not in the model")
             }
         }
+        try checkOneSidedInverses()
         let order = try numbering()
         let number = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0 + 1) })
         let chains = try Dictionary(uniqueKeysWithValues: order.map { ($0, try ancestry(of: $0)) })
 
         // Properties in slot order: inherited first, so that slots agree down a hierarchy.
-        var attributes: [String: [(AttributeDescription, Int)]] = [:]
+        var attributes: [String: [SlotDeclaration]] = [:]
+        var composites: [String: [EntityComposite]] = [:]
         var relationships: [String: [(RelationshipDescription, Int)]] = [:]
         for name in order {
             for ancestor in chains[name, default: []] {
                 let declaring = number[ancestor] ?? 0
-                attributes[name, default: []] += (byName[ancestor]?.attributes ?? []).map { ($0, declaring) }
+                for attribute in byName[ancestor]?.attributes ?? [] {
+                    guard attribute.type == .composite else {
+                        attributes[name, default: []].append(SlotDeclaration(attribute: attribute, declaringEntity: declaring))
+                        continue
+                    }
+                    composites[name, default: []].append(EntityComposite(declaration: attribute, declaringEntity: declaring))
+                    for var leaf in attribute.flattenedElements {
+                        leaf.isOptional = leaf.isOptional || attribute.isOptional
+                        leaf.isTransient = attribute.isTransient
+                        attributes[name, default: []].append(SlotDeclaration(attribute: leaf, declaringEntity: declaring,
+                                                                              composite: attribute.name))
+                    }
+                }
                 relationships[name, default: []] += (byName[ancestor]?.relationships ?? []).map { ($0, declaring) }
             }
-            let all = attributes[name, default: []].map(\.0.name) + relationships[name, default: []].map(\.0.name)
+            let all = attributes[name, default: []].map(\.attribute.name) + composites[name, default: []].map(\.name)
+                + relationships[name, default: []].map(\.0.name)
             if let clash = Dictionary(grouping: all, by: { $0 }).first(where: { $0.value.count > 1 }) {
                 throw ModelError("entity \(name) has more than one property named \(clash.key)")
             }
@@ -56,10 +80,11 @@ struct ModelBuilder {
             let chain = chains[name, default: []]
             let root = number[chain.first ?? name] ?? entityNumber
             let ownAttributes = attributes[name, default: []]
-            let resolvedAttributes = ownAttributes.enumerated().map { slot, pair in
-                EntityAttribute(declaration: pair.0, slot: slot,
-                                column: pair.0.isTransient ? nil : columns.attributeColumns[ColumnLayout.Key(pair.1, pair.0.name)],
-                                declaringEntity: pair.1)
+            let resolvedAttributes = ownAttributes.enumerated().map { slot, declared in
+                EntityAttribute(declaration: declared.attribute, slot: slot,
+                                column: declared.attribute.isTransient
+                                    ? nil : columns.attributeColumns[ColumnLayout.Key(declared.declaringEntity, declared.attribute.name)],
+                                declaringEntity: declared.declaringEntity, composite: declared.composite)
             }
             var toOneSlot = 0, toManySlot = 0
             var resolvedRelationships: [EntityRelationship] = []
@@ -104,14 +129,20 @@ struct ModelBuilder {
                 parent: description.parent.flatMap { number[$0] }, root: root, subentities: subentities,
                 hierarchy: hierarchy, attributes: resolvedAttributes, relationships: resolvedRelationships,
                 uniquenessConstraints: constraints,
-                fetchIndexes: try FetchIndex.resolve(description.indexes, entity: name, attributes: resolvedAttributes,
-                                                     relationships: resolvedRelationships),
                 table: ColumnLayout.tableName(chain.first ?? name),
                 renamingIdentifier: description.renamingIdentifier,
                 versionHash: hashes[name] ?? Data(),
-                objectClass: description.objectClass, wrapperTargets: wrapperTargets))
+                objectClass: description.objectClass, wrapperTargets: wrapperTargets,
+                composites: composites[name, default: []], fetchIndexes: description.fetchIndexes,
+                storedFetchIndexes: try FetchIndex.resolve(named: description.fetchIndexes, unnamed: description.indexes, entity: name,
+                                                           attributes: resolvedAttributes, relationships: resolvedRelationships)))
         }
-        return Result(entities: entities, joinTables: columns.joinTables, tableColumns: columns.tableColumns)
+        func position(_ key: ObjectModel.HiddenKey) -> Int {
+            columns.tableColumns[key.table]?.firstIndex { $0.name == key.column } ?? 0
+        }
+        let hiddenKeys = columns.hiddenKeys.values.sorted { ($0.table, position($0)) < ($1.table, position($1)) }
+        return Result(entities: entities, joinTables: columns.joinTables, hiddenKeys: hiddenKeys,
+                      tableColumns: columns.tableColumns)
     }
 
     private func checkOwnProperties(_ description: EntityDescription) throws {
@@ -120,17 +151,62 @@ struct ModelBuilder {
             if !attribute.type.isStorable && !attribute.isTransient {
                 throw ModelError("attribute \(description.name).\(attribute.name) has type \(attribute.type.coreDataName), which a SQLite store cannot hold")
             }
+            if attribute.type == .composite {
+                try checkElements(of: attribute, path: "\(description.name).\(attribute.name)")
+            } else if !attribute.elements.isEmpty {
+                throw ModelError("attribute \(description.name).\(attribute.name) has elements but is not a composite")
+            }
         }
         for relationship in description.relationships {
             if relationship.name.isEmpty { throw ModelError("entity \(description.name) has a relationship without a name") }
-            if relationship.isToMany && relationship.inverse == nil {
-                throw ModelError("to-many relationship \(description.name).\(relationship.name) needs an inverse")
-            }
             if relationship.minCount < 0 || relationship.maxCount < 0
                 || (relationship.maxCount > 0 && relationship.minCount > relationship.maxCount) {
                 throw ModelError("relationship \(description.name).\(relationship.name) has counts \(relationship.minCount)...\(relationship.maxCount)")
             }
         }
+    }
+
+    /// A composite's elements: named, unique, of types Core Data allows in a composite (not
+    /// Undefined or Object ID, no external binary storage), nested composites checked the same way.
+    private func checkElements(of composite: AttributeDescription, path: String) throws {
+        var names: Set<String> = []
+        for element in composite.elements {
+            let elementPath = path + "." + element.name
+            guard !element.name.isEmpty, !element.name.contains(".") else {
+                throw ModelError("composite \(path) has an element named \"\(element.name)\"")
+            }
+            guard names.insert(element.name).inserted else {
+                throw ModelError("composite \(path) has more than one element named \(element.name)")
+            }
+            if !element.type.isStorable || element.allowsExternalBinaryDataStorage {
+                throw ModelError("element \(elementPath) has type \(element.type.coreDataName)"
+                    + (element.allowsExternalBinaryDataStorage ? " with external storage" : "") + ", which a composite cannot hold")
+            }
+            if element.type == .composite { try checkElements(of: element, path: elementPath) }
+        }
+    }
+
+    /// A to-many without an inverse that another relationship names as its inverse: Core Data
+    /// calls such a model "improper" (the two sides would be kept in different places).
+    private func checkOneSidedInverses() throws {
+        for description in descriptions {
+            for relationship in description.relationships {
+                guard let inverseName = relationship.inverse,
+                      let inverse = ownOrInherited(inverseName, of: relationship.destination),
+                      inverse.isToMany, inverse.inverse == nil else { continue }
+                throw ModelError("relationship \(description.name).\(relationship.name) names \(relationship.destination).\(inverseName) as its inverse, but that to-many names no inverse: declare it on both sides")
+            }
+        }
+    }
+
+    private func ownOrInherited(_ name: String, of entity: String) -> RelationshipDescription? {
+        var current: String? = entity
+        var seen: Set<String> = []
+        while let entityName = current, seen.insert(entityName).inserted, let description = byName[entityName] {
+            if let relationship = description.relationships.first(where: { $0.name == name }) { return relationship }
+            current = description.parent
+        }
+        return nil
     }
 
     /// Core Data's numbering: roots alphabetically (ignoring case), each followed depth first by

@@ -12,6 +12,8 @@ public final class ObjectModel: Sendable {
     public let entities: [Entity]
     /// Many-to-many join tables, each once.
     public let joinTables: [JoinTable]
+    /// The hidden key columns of to-many relationships without an inverse, in column order.
+    public let hiddenKeys: [HiddenKey]
     /// A name for this version of the model, written to store metadata.
     public let versionIdentifier: String
     private let tableColumns: [String: [Column]]
@@ -49,6 +51,26 @@ public final class ObjectModel: Sendable {
         public static let reflexiveColumn = "REFLEXIVE"
     }
 
+    /// The column Core Data adds to a destination's table for a to-many relationship without an
+    /// inverse: each destination row holds the key of the object whose relationship holds it.
+    ///
+    /// For MagicalRecord's test model, `SingleEntityRelatedToManyMappedEntitiesUsingMappedPrimaryKey`
+    /// (entity 6) has `mappedEntities`, to-many to `MappedEntity` without an inverse:
+    /// `ZMAPPEDENTITY` gets `Z6MAPPEDENTITIES INTEGER` and the index
+    /// `ZMAPPEDENTITY_Z6MAPPEDENTITIES_INDEX`.
+    public struct HiddenKey: Sendable, Equatable {
+        /// The destination hierarchy's table.
+        public let table: String
+        /// `Z<n><NAME>`.
+        public let column: String
+        /// The entity declaring the to-many relationship.
+        public let sourceEntity: Int
+        public let relationship: String
+
+        /// The name its links go by in a save (a join table's are its table's name).
+        var linkName: String { table + "." + column }
+    }
+
     /// A property column of a hierarchy table.
     public struct Column: Sendable, Equatable {
         public let name: String
@@ -67,6 +89,7 @@ public final class ObjectModel: Sendable {
         let built = try builder.build()
         entities = built.entities
         joinTables = built.joinTables
+        hiddenKeys = built.hiddenKeys
         tableColumns = built.tableColumns
         self.versionIdentifier = versionIdentifier
         entityNumbers = Dictionary(uniqueKeysWithValues: built.entities.map { ($0.name, $0.number) })
@@ -80,6 +103,17 @@ public final class ObjectModel: Sendable {
                 guard case .joinTable(let table, let sourceColumn, _) = relationship.storage else { return false }
                 return built.joinTables.contains { $0.name == table && $0.sourceColumn == sourceColumn }
             }
+        }
+    }
+
+    /// The name a save's links of `relationship` go by: its join table's, or for a to-many
+    /// without an inverse its hidden key's (`ZTABLE.Z6NAME`); nil for relationships kept in the
+    /// source's row or by an inverse to-one.
+    func linkName(of relationship: EntityRelationship) -> String? {
+        switch relationship.storage {
+        case .joinTable(let table, _, _): return table
+        case .inverseForeignKey(let column, true): return self[relationship.destination].table + "." + column
+        case .inverseForeignKey, .foreignKey: return nil
         }
     }
 

@@ -63,6 +63,55 @@ extension ManagedObject {
         try setStoredValue(value.storedValue, forKey: key)
     }
 
+    // MARK: Composite attributes
+
+    /// A composite attribute's value: each leaf element's stored value by its path inside the
+    /// composite (`"latitude"`, `"inner.width"` for a nested composite). An element is also an
+    /// attribute of its own, `storedValue(forKey: "location.latitude")`.
+    ///
+    /// ```swift
+    /// let location = try quake.compositeValues(forKey: "location")   // ["latitude": .real(38.7), …]
+    /// ```
+    /// - Throws: `PropertyAccessError` when the entity has no such composite.
+    public func compositeValues(forKey key: String) throws -> [String: SQLiteValue] {
+        guard entity.compositePaths.contains(key) else {
+            throw PropertyAccessError(message: "\(entity.name) has no composite attribute named \(key)")
+        }
+        let prefix = key + "."
+        var result: [String: SQLiteValue] = [:]
+        for attribute in entity.attributes where attribute.composite != nil && attribute.name.hasPrefix(prefix) {
+            result[String(attribute.name.dropFirst(prefix.count))] = storedValue(slot: attribute.slot)
+        }
+        return result
+    }
+
+    /// Sets a composite attribute whole: each element to its value in `values` (by path inside
+    /// the composite), converted to its type; elements missing from `values` become nil, as
+    /// Core Data's dictionary-valued composites do.
+    ///
+    /// - Throws: `PropertyAccessError` for an unknown composite or element, or a value an
+    ///   element cannot hold; nothing changes then.
+    public func setCompositeValues(_ values: [String: SQLiteValue], forKey key: String) throws {
+        guard entity.compositePaths.contains(key) else {
+            throw PropertyAccessError(message: "\(entity.name) has no composite attribute named \(key)")
+        }
+        let prefix = key + "."
+        let elements = entity.attributes.filter { $0.composite != nil && $0.name.hasPrefix(prefix) }
+        let known = Set(elements.map { String($0.name.dropFirst(prefix.count)) })
+        if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
+            throw PropertyAccessError(message: "composite \(entity.name).\(key) has no element named \(unknown)")
+        }
+        var converted: [(slot: Int, value: SQLiteValue)] = []
+        for element in elements {
+            let value = values[String(element.name.dropFirst(prefix.count))] ?? .null
+            guard let stored = SQLiteValue.coerce(value, to: element.type) else {
+                throw PropertyAccessError(message: "\(value) is not a valid \(element.type.coreDataName) for \(entity.name).\(element.name)")
+            }
+            converted.append((element.slot, stored))
+        }
+        for (slot, value) in converted { setStoredValue(value, slot: slot) }
+    }
+
     /// Keeps an error a relationship setter met (setters cannot throw) for the next save.
     @usableFromInline
     final func deferErrorToSave(_ error: Error) {

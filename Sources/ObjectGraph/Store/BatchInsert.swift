@@ -131,8 +131,10 @@ public struct BatchInsert: Sendable {
             throw BatchInsertError(entityName: entity.name, property: name, detail: "is not a to-many relationship")
         }
         guard case .joinTable = relationship.storage else {
-            throw BatchInsertError(entityName: entity.name, property: name,
-                                   detail: "has a to-one inverse: set that side (it would move objects away from their owners)")
+            let detail = relationship.inverseIndex == nil
+                ? "has no inverse: its members keep their owner in their own rows, which a batch insert does not write (use a context)"
+                : "has a to-one inverse: set that side (it would move objects away from their owners)"
+            throw BatchInsertError(entityName: entity.name, property: name, detail: detail)
         }
         return ToManyKey(index: relationship.index, slot: relationship.slot)
     }

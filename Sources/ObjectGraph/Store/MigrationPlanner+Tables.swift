@@ -193,6 +193,14 @@ struct PlanWork {
             used.insert(name)
             return name
         }
+        // A to-many without an inverse keeps its key in a hidden column named by its entity's number.
+        for hidden in model.hiddenKeys where hidden.table == entities.first?.table && hidden.column == column.name {
+            let oldNumber = mapping.previous[hidden.sourceEntity]?.number ?? hidden.sourceEntity
+            let declaration = model[hidden.sourceEntity].relationship(named: hidden.relationship)?.declaration
+            let names = [column.name, "Z\(oldNumber)" + (declaration?.renamingIdentifier ?? hidden.relationship).uppercased()]
+            if let name = names.first(where: available) { return .copy(try checked(name, owner: (model[hidden.sourceEntity].name, hidden.relationship))) }
+            return .fill(nil, oldNumbers: [])
+        }
         for entity in entities {
             for attribute in entity.attributes where attribute.column == column.name && attribute.declaringEntity == entity.number {
                 let names = [column.name] + (attribute.declaration.renamingIdentifier.map { ["Z" + $0.uppercased()] } ?? [])

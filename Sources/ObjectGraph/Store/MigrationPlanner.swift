@@ -86,6 +86,14 @@ struct MigrationPlanner {
     }
 
     func plan() throws -> Plan {
+        // Core Data's rule: a store whose recorded version hashes are the model's is compatible
+        // with it, whatever our layout rules would write (ordered relationships' order columns,
+        // index names…). A store Apple's Core Data made is then opened as it is; stores this
+        // framework wrote (they carry our model record) are still brought to our layout.
+        if let metadata = try StoreMetadata.readIfPresent(connection), metadata.modelRecord == nil,
+           !metadata.versionHashes.isEmpty, metadata.versionHashes == model.versionHashes {
+            return Plan()
+        }
         let stored = try StoredSchema(connection: connection)
         let mapping = try mapEntities(stored)
         try checkDeclarations(mapping: mapping, stored: stored)

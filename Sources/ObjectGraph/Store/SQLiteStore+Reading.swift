@@ -77,9 +77,7 @@ extension SQLiteStore {
         switch relationship.storage {
         case .foreignKey:
             return [:]
-        case .inverseForeignKey:
-            guard let inverseIndex = relationship.inverseIndex,
-                  case .foreignKey(let column, _) = destination.relationships[inverseIndex].storage else { return [:] }
+        case .inverseForeignKey(let column, _):
             sql = "SELECT \(column), Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) IN (SELECT value FROM json_each(?))"
                 + (single ? "" : " AND Z_ENT IN (\(destination.hierarchy.map(String.init).joined(separator: ", ")))")
         case .joinTable(let table, let sourceColumn, let destinationColumn):

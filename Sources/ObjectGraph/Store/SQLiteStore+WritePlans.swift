@@ -50,7 +50,8 @@ struct WritePlans {
         let toOne: [(slot: Int, withEntity: Bool)]
     }
 
-    /// Insert and delete of one join table's rows, by (source, destination) keys.
+    /// Insert and delete of one join table's rows (or setting and clearing a hidden key), by
+    /// (source, destination) keys.
     struct LinkPlan {
         let insert: Statement
         let delete: Statement
@@ -117,12 +118,21 @@ extension SQLiteStore {
             writePlans.lastLink = (table, plan)
             return plan
         }
-        let joinTable = model.joinTables.first { $0.name == table }
-        let source = joinTable?.sourceColumn ?? "?"
-        let destination = joinTable?.destinationColumn ?? "?"
-        let plan = WritePlans.LinkPlan(
-            insert: try connection.prepare("INSERT OR IGNORE INTO \(table) (\(source), \(destination)) VALUES (?, ?)"),
-            delete: try connection.prepare("DELETE FROM \(table) WHERE \(source) = ? AND \(destination) = ?"))
+        let plan: WritePlans.LinkPlan
+        if let hidden = model.hiddenKeys.first(where: { $0.linkName == table }) {
+            // A to-many without an inverse: the destination row holds the source's key. Taking
+            // a member away clears the key only while it still names this source.
+            plan = WritePlans.LinkPlan(
+                insert: try connection.prepare("UPDATE \(hidden.table) SET \(hidden.column) = ? WHERE Z_PK = ?"),
+                delete: try connection.prepare("UPDATE \(hidden.table) SET \(hidden.column) = NULL WHERE \(hidden.column) = ? AND Z_PK = ?"))
+        } else {
+            let joinTable = model.joinTables.first { $0.name == table }
+            let source = joinTable?.sourceColumn ?? "?"
+            let destination = joinTable?.destinationColumn ?? "?"
+            plan = WritePlans.LinkPlan(
+                insert: try connection.prepare("INSERT OR IGNORE INTO \(table) (\(source), \(destination)) VALUES (?, ?)"),
+                delete: try connection.prepare("DELETE FROM \(table) WHERE \(source) = ? AND \(destination) = ?"))
+        }
         writePlans.links[table] = plan
         return plan
     }

@@ -369,8 +369,16 @@ extension SQLiteStore {
         let entity = model[id.entityNumber]
         try connection.execute("DELETE FROM \(entity.table) WHERE Z_PK = ?", [.integer(id.primaryKey)])
         for relationship in entity.relationships {
-            guard case .joinTable(let table, let sourceColumn, _) = relationship.storage else { continue }
-            try connection.execute("DELETE FROM \(table) WHERE \(sourceColumn) = ?", [.integer(id.primaryKey)])
+            switch relationship.storage {
+            case .joinTable(let table, let sourceColumn, _):
+                try connection.execute("DELETE FROM \(table) WHERE \(sourceColumn) = ?", [.integer(id.primaryKey)])
+            case .inverseForeignKey(let column, true):
+                // Members of a to-many without an inverse forget the deleted owner's key.
+                let table = model[relationship.destination].table
+                try connection.execute("UPDATE \(table) SET \(column) = NULL WHERE \(column) = ?", [.integer(id.primaryKey)])
+            case .inverseForeignKey, .foreignKey:
+                continue
+            }
         }
     }
 }

@@ -94,11 +94,15 @@ struct StoreSchema {
                 result.append(.key(table: table, columns: [column]))
             }
         }
+        // A to-many without an inverse: its hidden key is indexed like a to-one's.
+        for hidden in model.hiddenKeys where hidden.table == table {
+            result.append(.key(table: table, columns: [hidden.column]))
+        }
         if entities.count > 1 {
             result.append(.key(table: table, columns: ["Z_ENT"]))
         }
         for entity in entities {
-            for index in entity.fetchIndexes {
+            for index in entity.storedFetchIndexes {
                 result.append(.fetchIndex(index, entity: entity.name, table: table))
             }
             // Constraints are declared once, by the entity that introduces them.

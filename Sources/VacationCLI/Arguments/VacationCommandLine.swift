@@ -1,4 +1,5 @@
 import CommandLineKit
+import Vacations
 /// One `vacation` command with its arguments, typed.
 public enum VacationCommand: Sendable, Equatable {
     case list
@@ -21,6 +22,23 @@ public enum VacationCommand: Sendable, Equatable {
     case backup(name: String?, destination: String?, keep: Int?)
     case backups(name: String?)
     case restore(backup: String, newName: String?, force: Bool)
+    /// `trips [--gap HOURS]`: the gap in hours, positive and finite.
+    case trips(gapHours: Double)
+    case export(ExportOptions)
+
+    /// `export FORMAT [--to PATH] [--where PREDICATE]`
+    public struct ExportOptions: Sendable, Equatable {
+        public var format: ExportFormat
+        /// A file (a folder for `html`, where it is required); nil for standard output.
+        public var destination: String?
+        public var predicate: String?
+
+        public init(format: ExportFormat, destination: String? = nil, predicate: String? = nil) {
+            self.format = format
+            self.destination = destination
+            self.predicate = predicate
+        }
+    }
 
     /// `import FEED... [--places FILE] [--place NAME] [--exclude-tag TAG]...`
     public struct ImportOptions: Sendable, Equatable {
@@ -69,6 +87,7 @@ public enum VacationCommand: Sendable, Equatable {
         case `import`, visit, unvisit, toggle
         case photos, show, tags, places, check
         case backup, backups, restore, help
+        case trips, export
 
         /// Whether `--json` makes this command print one JSON document.
         public var printsJSON: Bool {
@@ -96,6 +115,8 @@ public enum VacationCommand: Sendable, Equatable {
         case .backup: .backup
         case .backups: .backups
         case .restore: .restore
+        case .trips: .trips
+        case .export: .export
         }
     }
 }
@@ -247,6 +268,10 @@ public enum VacationCommandLine {
         case .backups: return .backups(name: parsed.positional("name"))
         case .restore:
             return .restore(backup: argument("backup"), newName: parsed.value(of: "--as"), force: parsed.flag("--force"))
+        case .trips:
+            return .trips(gapHours: try gapHours(parsed))
+        case .export:
+            return .export(try exportOptions(parsed))
         case .help, nil:
             // The parser answers `help` itself; reaching here means the table and this
             // switch disagree, which the tests over every command rule out.
@@ -263,5 +288,31 @@ public enum VacationCommandLine {
             throw parsed.invalidValue(text, option: option, reason: "a sort key is empty")
         }
         return keys
+    }
+
+    /// `--gap HOURS`: a positive, finite number of hours; 48 when not given.
+    static func gapHours(_ parsed: ParsedArguments) throws(CLIUsageError) -> Double {
+        guard let hours = try parsed.number(of: "--gap") else { return Trips.defaultGapHours }
+        if hours <= 0, let option = parsed.option(named: "--gap") {
+            throw parsed.invalidValue(parsed.value(of: "--gap") ?? "", option: option, reason: "must be more than 0")
+        }
+        return hours
+    }
+
+    static func exportOptions(_ parsed: ParsedArguments) throws(CLIUsageError) -> VacationCommand.ExportOptions {
+        let text = parsed.positional("format") ?? ""
+        guard let format = ExportFormat(rawValue: text.lowercased()) else {
+            let argument = parsed.command?.arguments.first ?? ArgumentSpec(name: "format")
+            throw parsed.invalidValue(text, argument: argument,
+                                      reason: "use one of \(ExportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let destination = parsed.value(of: "--to")
+        if let destination, destination.isEmpty, let option = parsed.option(named: "--to") {
+            throw parsed.invalidValue(destination, option: option, reason: "a path cannot be empty")
+        }
+        if format == .html && destination == nil {
+            throw CLIUsageError(message: "export html needs --to DIR, the folder to write the album to", path: parsed.path)
+        }
+        return VacationCommand.ExportOptions(format: format, destination: destination, predicate: parsed.value(of: "--where"))
     }
 }

@@ -1,5 +1,5 @@
 import CommandLineKit
-/// The `vacation` command table: DESIGN §5, "The CLI contract", as data.
+/// The `vacation` command table: ARCHITECTURE.md §4, "The CLI contract", as data.
 ///
 /// Scripts depend on this table: change it only by adding. Help, usage lines and usage
 /// errors are all rendered from it.
@@ -24,6 +24,7 @@ public enum VacationCommands {
             importFeeds, visit, unvisit, toggle,
             photos, show, tags, places, check,
             backup, backups, restore,
+            trips, export,
             CommandSpec.helpCommand(),
         ])
 
@@ -203,6 +204,38 @@ public enum VacationCommands {
         options: [
             .option("--as", valueName: "name", help: "Restore under this name instead of the original."),
             .flag("--force", help: "Replace a vacation of the same name."),
+            json,
+        ])
+
+    // MARK: Seeing a vacation (DESIGN §8)
+
+    static let trips = CommandSpec(
+        name: "trips",
+        abstract: "List the trips: photos by date, split at long gaps.",
+        discussion: """
+            A gap longer than --gap hours between consecutive photos starts a new trip. \
+            Photos without a date taken are left out.
+            """,
+        options: [
+            .option("--gap", valueName: "hours",
+                     help: "Start a new trip after a gap longer than this many hours.", defaultValue: "48"),
+            json,
+        ])
+
+    static let export = CommandSpec(
+        name: "export",
+        abstract: "Export as GeoJSON, KML, GPX, CSV or an HTML album.",
+        discussion: """
+            geojson, kml and gpx leave out photos without a location; csv keeps them. \
+            html writes a static album (index.html, thumbnails) to the folder --to names. \
+            Without --to, the other formats go to standard output.
+            """,
+        arguments: [ArgumentSpec(name: "format", help: "geojson, kml, gpx, csv or html.")],
+        options: [
+            .option("--to", valueName: "path",
+                     help: "The file to write, or the album's folder for html."),
+            .option("--where", valueName: "predicate",
+                     help: "Only photos matching this predicate, e.g. \"ANY tags.name == 'sea'\"."),
             json,
         ])
 }

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 import SQLiteDB
 
-/// Verifies a vacation's store: SQLite's own integrity check, then DESIGN §4's invariants —
+/// Verifies a vacation's store: SQLite's own integrity check, then ARCHITECTURE.md §3's invariants —
 /// every tag's count equals its linked photos, no tag or place without photos, no id, tag or
 /// place name twice, no relationship row pointing at nothing.
 ///

@@ -6,7 +6,7 @@ public enum VisitOutcome: String, Sendable, Equatable {
     case added, updated, unchanged
 }
 
-/// Visits and unvisits photos in one context, keeping DESIGN §4's invariants: every tag's
+/// Visits and unvisits photos in one context, keeping ARCHITECTURE.md §3's invariants: every tag's
 /// count equals its photos, no tag or place without photos, one photo per id.
 ///
 /// Set-based: a batch of drafts costs one query for its photos, one for its tags and one for
@@ -30,7 +30,9 @@ public struct VacationEditor {
     // MARK: Visiting
 
     /// Finds or creates each draft's photo, links its place and tags, and moves counts.
-    /// A repeated id is one photo: its last draft wins. Returns each distinct id's outcome.
+    /// A field a draft does not know (``PhotoDraft/unknown``) keeps the photo's value. A repeated
+    /// id is one photo, visited as its drafts in turn would leave it. Returns each distinct id's
+    /// outcome.
     public func visit(_ drafts: [PhotoDraft]) throws -> [(id: String, outcome: VisitOutcome)] {
         try visitPhotos(drafts, carrying: nil, deferringNew: false).outcomes.map { ($0.id, $0.outcome) }
     }
@@ -60,7 +62,12 @@ public struct VacationEditor {
         var latest: [String: PhotoDraft] = [:]
         latest.reserveCapacity(drafts.count)
         for draft in drafts {
-            if latest.updateValue(draft, forKey: draft.id) == nil { order.append(draft.id) }
+            if let index = latest.index(forKey: draft.id) {
+                latest.values[index] = latest.values[index].followed(by: draft)
+            } else {
+                latest[draft.id] = draft
+                order.append(draft.id)
+            }
         }
         let photos = try existingPhotos(order)
         var tags = try lookUp(Tag.self, names: Set(latest.values.flatMap(\.tags)), known: carried?.tags)
@@ -145,10 +152,12 @@ public struct VacationEditor {
             }
             var changed = apply(draft, to: photo, isNew: isNew)
 
-            // Tags: counts follow the links.
+            // Tags: counts follow the links. Tags the feed did not carry keep the photo's, unless
+            // it has none and the draft has some to fill them with.
             let current = isNew ? [] : photo.tags
-            let wanted = draft.tags.map { name in (name: name, tag: tag(named: name)) }
-            let wantedSet = Set(wanted.map(\.tag))
+            let keepsTags = draft.unknown.contains(.tags) && (!current.isEmpty || draft.tags.isEmpty)
+            let wanted = keepsTags ? [] : draft.tags.map { name in (name: name, tag: tag(named: name)) }
+            let wantedSet = keepsTags ? current : Set(wanted.map(\.tag))
             if wantedSet != current {
                 for tag in current.subtracting(wantedSet) {
                     count(tag, named: nil, by: -1)
@@ -256,9 +265,10 @@ public struct VacationEditor {
         try cleanUp(tags: emptied, places: [], leaving: [])
     }
 
-    /// Copies a draft's attributes onto the photo, setting only what differs. A new photo holds
-    /// nothing yet, so only the draft's values are set. (Plain property accesses: going through
-    /// key paths cost more than the rest of visiting.)
+    /// Copies a draft's attributes onto the photo, setting only what differs. A field the draft
+    /// does not know keeps the photo's value, unless the photo has none and the draft a stand-in.
+    /// A new photo holds nothing yet, so only the draft's values are set. (Plain property
+    /// accesses: going through key paths cost more than the rest of visiting.)
     private func apply(_ draft: PhotoDraft, to photo: Photo, isNew: Bool) -> Bool {
         if isNew {
             if let title = draft.title { photo.title = title }
@@ -273,17 +283,21 @@ public struct VacationEditor {
             if let media = draft.media { photo.media = media }
             return true
         }
+        let unknown = draft.unknown
         var changed = false
-        if photo.title != draft.title { photo.title = draft.title; changed = true }
-        if photo.subtitle != draft.subtitle { photo.subtitle = draft.subtitle; changed = true }
-        if photo.imageURL != draft.imageURL { photo.imageURL = draft.imageURL; changed = true }
-        if photo.thumbnailURL != draft.thumbnailURL { photo.thumbnailURL = draft.thumbnailURL; changed = true }
-        if photo.owner != draft.owner { photo.owner = draft.owner; changed = true }
-        if photo.dateTaken != draft.dateTaken { photo.dateTaken = draft.dateTaken; changed = true }
-        if photo.dateUploaded != draft.dateUploaded { photo.dateUploaded = draft.dateUploaded; changed = true }
-        if photo.latitude != draft.latitude { photo.latitude = draft.latitude; changed = true }
-        if photo.longitude != draft.longitude { photo.longitude = draft.longitude; changed = true }
-        if photo.media != draft.media { photo.media = draft.media; changed = true }
+        @inline(__always) func writes<Value: Equatable>(_ field: PhotoFields, _ current: Value?, _ new: Value?) -> Bool {
+            current != new && (!unknown.contains(field) || (current == nil && new != nil))
+        }
+        if writes(.title, photo.title, draft.title) { photo.title = draft.title; changed = true }
+        if writes(.subtitle, photo.subtitle, draft.subtitle) { photo.subtitle = draft.subtitle; changed = true }
+        if writes(.imageURL, photo.imageURL, draft.imageURL) { photo.imageURL = draft.imageURL; changed = true }
+        if writes(.thumbnailURL, photo.thumbnailURL, draft.thumbnailURL) { photo.thumbnailURL = draft.thumbnailURL; changed = true }
+        if writes(.owner, photo.owner, draft.owner) { photo.owner = draft.owner; changed = true }
+        if writes(.dateTaken, photo.dateTaken, draft.dateTaken) { photo.dateTaken = draft.dateTaken; changed = true }
+        if writes(.dateUploaded, photo.dateUploaded, draft.dateUploaded) { photo.dateUploaded = draft.dateUploaded; changed = true }
+        if writes(.coordinates, photo.latitude, draft.latitude) { photo.latitude = draft.latitude; changed = true }
+        if writes(.coordinates, photo.longitude, draft.longitude) { photo.longitude = draft.longitude; changed = true }
+        if writes(.media, photo.media, draft.media) { photo.media = draft.media; changed = true }
         return changed
     }
 

@@ -1,6 +1,5 @@
 import Documents
 import Foundation
-import CoreDataFiles
 import ObjectGraph
 
 /// The vacations of one library folder (CS193p's "VacationHelper", done properly): opens a

@@ -24,6 +24,9 @@ public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
         case wrongRoot
         /// Flickr's own failure response (`stat="fail"`).
         case flickrFailure(code: Int, message: String)
+        /// A Flickr response of a kind the importer does not take, such as `places.find` or
+        /// `photos.geo.getLocation`: refused whole. The detail says what it holds.
+        case unclaimed
         /// A DOCTYPE, entity declaration or entity reference: never sent by Flickr, and the
         /// way to XXE and billion-laughs attacks.
         case forbidden
@@ -63,6 +66,12 @@ public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
         self.format = format
         self.position = position
         self.detail = detail
+    }
+
+    /// The error that refuses a response of a kind the importer does not take; `what` says what
+    /// it holds, such as "a flickr.places.find response (places matching a search)".
+    static func unclaimed(_ what: String, format: FeedFormat) -> FeedError {
+        FeedError(.unclaimed, format: format, "\(what), not photos or places")
     }
 
     /// Flickr's error code for a failure response, else `nil`.
@@ -106,6 +115,8 @@ public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
             return "unexpected data after the end of the\(formatName) document\(place)\(tail)"
         case .wrongRoot:
             return "not a Flickr response\(place)\(tail)"
+        case .unclaimed:
+            return "holds \(detail)"
         case .forbidden:
             return "refused\(formatName)\(place)\(tail)"
         case .tooDeep:

@@ -35,6 +35,13 @@ enum FlickrDates {
         return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3_600 + minute * 60 + second))
     }
 
+    /// Whether a `datetaken` is Flickr's "unknown": zeros where the digits go
+    /// ("0000-00-00 00:00:00", "0000-00-00").
+    static func isZeroDate(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let zeros = "0000-00-00 00:00:00".utf8
+        return (bytes.count == 10 || bytes.count == 19) && bytes.elementsEqual(zeros.prefix(bytes.count))
+    }
+
     /// `dateupload`: seconds since 1970 as decimal digits (a string or a JSON number).
     static func unixDate(_ bytes: UnsafeRawBufferPointer) -> Date? {
         guard !bytes.isEmpty, bytes.count <= 15 else { return nil }

@@ -15,7 +15,8 @@ import Foundation
 ///
 /// A record that cannot be used (no id, an id that is not a number) is skipped and listed
 /// in ``FeedSummary/problems``; anything wrong with the feed as a whole throws a
-/// ``FeedError``. Records may have been delivered before the error is found (a truncated
+/// ``FeedError``, and so does a Flickr response of a kind not read (``FeedError/Kind-swift.enum/unclaimed``:
+/// `places.find`, `photos.geo.getLocation`, `people.getInfo`, …). Records may have been delivered before the error is found (a truncated
 /// file is only known at its end), so import a feed in one transaction.
 public enum FlickrFeedReader {
     /// Deepest nesting of elements, objects or arrays accepted; Flickr's own go to 5.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The fields of a Flickr photo record that the readers keep, whatever the format.
-enum PhotoField: UInt8, Sendable {
+enum FeedKey: UInt8, Sendable {
     case id, owner, ownerName, secret, server, title, description
     case dateTaken, dateUploaded, datePosted
     case latitude, longitude, accuracy
@@ -12,6 +12,9 @@ enum PhotoField: UInt8, Sendable {
     case urlSq, urlQ, urlT, urlS
     // Containers in getInfo records (objects in JSON, child elements in XML).
     case dates, location
+    /// Containers that only tell what kind of response a single `<photo>` is: getInfo's
+    /// `visibility`, getExif's `exif`, getFavorites' `person`.
+    case visibility, exif, person
     /// `_content`: the text of a JSON object that stands for an XML element.
     case content
 }
@@ -50,7 +53,7 @@ struct KeyTable<Key: Sendable>: Sendable {
 
 enum FlickrKeys {
     /// Attributes of `<photo>` and keys of a JSON photo object.
-    static let photo = KeyTable<PhotoField>([
+    static let photo = KeyTable<FeedKey>([
         ("id", .id), ("owner", .owner), ("ownername", .ownerName), ("secret", .secret),
         ("server", .server), ("title", .title), ("description", .description),
         ("datetaken", .dateTaken), ("dateupload", .dateUploaded), ("dateuploaded", .dateUploaded),
@@ -60,19 +63,20 @@ enum FlickrKeys {
         ("url_l", .urlL), ("url_c", .urlC), ("url_z", .urlZ), ("url_m", .urlM), ("url_o", .urlO),
         ("url_b", .urlB), ("url_sq", .urlSq), ("url_q", .urlQ), ("url_t", .urlT), ("url_s", .urlS),
         ("dates", .dates), ("location", .location),
+        ("visibility", .visibility), ("exif", .exif), ("person", .person),
     ])
     /// getInfo's `owner`.
-    static let owner = KeyTable<PhotoField>([("nsid", .owner), ("username", .ownerName)])
+    static let owner = KeyTable<FeedKey>([("nsid", .owner), ("username", .ownerName)])
     /// getInfo's `dates`.
-    static let dates = KeyTable<PhotoField>([("taken", .dateTaken), ("posted", .datePosted)])
+    static let dates = KeyTable<FeedKey>([("taken", .dateTaken), ("posted", .datePosted)])
     /// getInfo's `location`.
-    static let location = KeyTable<PhotoField>([
+    static let location = KeyTable<FeedKey>([
         ("latitude", .latitude), ("longitude", .longitude), ("accuracy", .accuracy),
         ("place_id", .placeID), ("woeid", .woeid),
         ("locality", .locality), ("region", .region), ("country", .country),
     ])
     /// getInfo's `tags` (`tag`) and each tag object (`_content`); any `{"_content": …}` object.
-    static let container = KeyTable<PhotoField>([("tag", .tag), ("_content", .content)])
+    static let container = KeyTable<FeedKey>([("tag", .tag), ("_content", .content)])
     /// A top-places entry.
-    static let place = KeyTable<PhotoField>([("place_id", .placeID), ("woeid", .woeid), ("_content", .content)])
+    static let place = KeyTable<FeedKey>([("place_id", .placeID), ("woeid", .woeid), ("_content", .content)])
 }

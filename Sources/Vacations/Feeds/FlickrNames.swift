@@ -1,6 +1,6 @@
 import Foundation
 
-/// The text rules of DESIGN §4 that turn what a feed says into tag names, place names and
+/// The text rules of ARCHITECTURE.md §3 that turn what a feed says into tag names, place names and
 /// photo ids. Pure functions, shared by the importer and the queries.
 public enum FlickrNames {
     /// Tag names from raw tag tokens: each string is split on runs of whitespace, empty

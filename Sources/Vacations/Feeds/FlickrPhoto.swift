@@ -2,9 +2,11 @@ import Foundation
 
 /// One photo (or video) as a Flickr feed describes it, before any domain rule is applied.
 ///
-/// The reader fills what the record has and leaves the rest `nil`; an empty string in the
-/// feed counts as missing. Tags are the raw tokens: ``FlickrNames/tags(_:excluding:)``
-/// turns them into tag names.
+/// The reader fills what the record has and leaves the rest `nil`. A `nil` field is one the
+/// record does not carry (unknown), unless ``emptied`` names it: then the record carries it
+/// empty (`title=""`, `<description />`, `tags=""`, Flickr's 0,0 with accuracy 0 for "no
+/// location"). Values that do not parse (a latitude of "north") count as not carried. Tags are
+/// the raw tokens: ``FlickrNames/tags(_:excluding:)`` turns them into tag names.
 ///
 /// ```swift
 /// try FlickrFeedReader.read(contentsOf: url, photo: { photo in
@@ -23,7 +25,8 @@ public struct FlickrPhoto: Sendable, Equatable {
     /// When the photo was taken; Flickr gives a wall-clock time, read here as UTC.
     public var dateTaken: Date?
     public var dateUploaded: Date?
-    /// `nil` when the feed has no geo data (Flickr writes 0,0 with accuracy 0 for that).
+    /// `nil` when the record has no usable geo data; ``emptied`` says when it says "none"
+    /// (Flickr writes 0,0 with accuracy 0 for that), never a point at 0,0.
     public var latitude: Double?
     public var longitude: Double?
     public var imageURL: String?
@@ -36,13 +39,20 @@ public struct FlickrPhoto: Sendable, Equatable {
     public var woeid: String?
     /// `derived_place`, or for a getInfo photo its location as "locality, region, country".
     public var derivedPlace: String?
+    /// Fields the record carries with an empty value: their `nil` means "none", not "unknown".
+    public var emptied: PhotoFields
+    /// Fields whose value the reader made from others rather than read: the image and thumbnail
+    /// URLs built from `server` and `secret` when no `url_*` extra gives them. Such a value fills
+    /// a field a photo lacks and replaces none.
+    public var derived: PhotoFields
 
     public init(
         id: String, title: String? = nil, description: String? = nil, owner: String? = nil,
         ownerName: String? = nil, dateTaken: Date? = nil, dateUploaded: Date? = nil,
         latitude: Double? = nil, longitude: Double? = nil, imageURL: String? = nil,
         thumbnailURL: String? = nil, media: String? = nil, tags: [String] = [],
-        placeID: String? = nil, woeid: String? = nil, derivedPlace: String? = nil
+        placeID: String? = nil, woeid: String? = nil, derivedPlace: String? = nil,
+        emptied: PhotoFields = [], derived: PhotoFields = []
     ) {
         self.id = id
         self.title = title
@@ -60,6 +70,8 @@ public struct FlickrPhoto: Sendable, Equatable {
         self.placeID = placeID
         self.woeid = woeid
         self.derivedPlace = derivedPlace
+        self.emptied = emptied
+        self.derived = derived
     }
 }
 

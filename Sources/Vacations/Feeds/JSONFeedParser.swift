@@ -7,6 +7,12 @@ struct JSONFeedParser {
     private var stat: String?
     private var failureCode: Int?
     private var failureMessage: String?
+    /// What an unclaimed kind of response holds, found in a member: thrown once the whole
+    /// document is read, since `stat` (a failure wins) may come last.
+    private var refusal: String?
+    /// The first member of the top object that holds an object or array of no kind read, to name
+    /// what the response holds.
+    private var otherMember: String?
 
     /// Reads a whole JSON or JSONP feed, delivering records to `sink`.
     static func parse(_ input: FeedInput, format: FeedFormat, into sink: inout FeedSink) throws -> FeedContent {
@@ -42,7 +48,11 @@ struct JSONFeedParser {
         if let stat, stat != "ok" {
             throw FeedError(.wrongRoot, format: format, "\"stat\" is \"\(stat)\": expected \"ok\" or \"fail\"")
         }
+        if let refusal { throw FeedError.unclaimed(refusal, format: format) }
         guard let content else {
+            if stat != nil, let otherMember {
+                throw FeedError.unclaimed(UnclaimedResponses.named(otherMember, format: format), format: format)
+            }
             throw FeedError(.wrongRoot, format: format, "the response holds no photos, photo or places")
         }
         return content
@@ -59,36 +69,72 @@ struct JSONFeedParser {
         } else if isFailure {
             // Nothing of a failure response reaches the caller.
             try tokens.skipValue()
-        } else if tokens.textEquals("photos") || tokens.textEquals("photoset") || tokens.textEquals("gallery") {
+        } else if tokens.textEquals("photos") {
             content = content ?? .photos
             try readList(itemKey: "photo", into: &sink) { parser, sink in
                 try sink.deliver(parser.readPhotoObject())
             }
+        } else if tokens.textEquals("photoset") || tokens.textEquals("gallery") {
+            let isPhotoset = tokens.textEquals("photoset")
+            let members = try readList(itemKey: "photo", into: &sink) { parser, sink in
+                try sink.deliver(parser.readPhotoObject())
+            }
+            // photosets.getPhotos pages its photos; photosets.getInfo and galleries.getInfo hold
+            // an object of the same name with a title and description and no photos.
+            if let members, !members.contains("photo") && members.isDisjoint(with: UnclaimedResponses.pagingNames) {
+                refusal = refusal ?? (isPhotoset ? UnclaimedResponses.photosetInfo : UnclaimedResponses.galleryInfo)
+            } else {
+                content = content ?? .photos
+            }
         } else if tokens.textEquals("photo") {
-            content = content ?? .singlePhoto
-            if try expectRecordObject(into: &sink) { try sink.deliver(readPhotoObject()) }
+            if try expectRecordObject(into: &sink) {
+                let record = try readPhotoObject()
+                if record.hasInfoStructure {
+                    content = content ?? .singlePhoto
+                    try sink.deliver(record)
+                } else {
+                    refusal = refusal ?? record.otherKind
+                }
+            } else {
+                content = content ?? .singlePhoto
+            }
         } else if tokens.textEquals("places") {
-            content = content ?? .places
-            try readList(itemKey: "place", into: &sink) { parser, sink in
+            let members = try readList(itemKey: "place", into: &sink) { parser, sink in
                 try sink.deliver(parser.readPlaceObject())
             }
+            if let members, let placesRefusal = UnclaimedResponses.topPlacesRefusal(members) {
+                refusal = refusal ?? placesRefusal
+            } else {
+                content = content ?? .places
+            }
         } else {
-            try tokens.skipValue()
+            let name = tokens.textString
+            switch try tokens.next() {
+            case .beginObject, .beginArray:
+                otherMember = otherMember ?? name
+                try tokens.skipRestOfContainer()
+            default:
+                break
+            }
         }
     }
 
     /// `{"page":1, …, "photo":[{…}, {…}]}`: calls `readItem` after each item's `{`.
+    /// - Returns: the names of the list object's members, or `nil` when it is not an object.
+    @discardableResult
     private mutating func readList(
         itemKey: StaticString, into sink: inout FeedSink,
         _ readItem: (inout JSONFeedParser, inout FeedSink) throws -> Void
-    ) throws {
+    ) throws -> Set<String>? {
         let opening = try tokens.next()
         guard opening == .beginObject else {
             if opening == .beginArray { try tokens.skipRestOfContainer() }
             sink.skip(id: nil, reason: "the \(itemKey) list is not a JSON object")
-            return
+            return nil
         }
+        var members: Set<String> = []
         while try tokens.next() == .key {
+            members.insert(tokens.textString)
             guard tokens.textEquals(itemKey) else {
                 try tokens.skipValue()
                 continue
@@ -112,6 +158,7 @@ struct JSONFeedParser {
                 sink.skip(id: nil, reason: "\"\(itemKey)\" is not a list of records")
             }
         }
+        return members
     }
 
     /// Reads the `{` of a record; a value of any other kind is skipped and reported.
@@ -134,6 +181,7 @@ struct JSONFeedParser {
                 continue
             }
             try readField(field, into: &record) { parser, nested, record in
+                record.noteContainer(field)
                 switch field {
                 case .owner: try parser.readMembers(FlickrKeys.owner, into: &record)
                 case .dates: try parser.readMembers(FlickrKeys.dates, into: &record)
@@ -169,8 +217,8 @@ struct JSONFeedParser {
     /// Reads a member's value: text (a string or a number) is stored, `null` and booleans
     /// are ignored, an object goes to `readObject` (after its `{`), an array is skipped.
     private mutating func readField(
-        _ field: PhotoField, into record: inout PhotoRecord,
-        readObject: (inout JSONFeedParser, PhotoField, inout PhotoRecord) throws -> Void
+        _ field: FeedKey, into record: inout PhotoRecord,
+        readObject: (inout JSONFeedParser, FeedKey, inout PhotoRecord) throws -> Void
     ) throws {
         switch try tokens.next() {
         case .string, .number:
@@ -178,6 +226,8 @@ struct JSONFeedParser {
         case .beginObject:
             try readObject(&self, field, &record)
         case .beginArray:
+            // getExif's `exif` and getFavorites' `person` are arrays: they tell the response's kind.
+            if field == .exif || field == .person { record.noteContainer(field) }
             try tokens.skipRestOfContainer()
         default:
             break
@@ -185,7 +235,7 @@ struct JSONFeedParser {
     }
 
     /// Members of a nested object such as getInfo's `owner`, `dates` or `location`.
-    private mutating func readMembers(_ keys: KeyTable<PhotoField>, into record: inout PhotoRecord) throws {
+    private mutating func readMembers(_ keys: KeyTable<FeedKey>, into record: inout PhotoRecord) throws {
         while try tokens.next() == .key {
             guard let field = lookup(keys) else {
                 try tokens.skipValue()
@@ -199,7 +249,7 @@ struct JSONFeedParser {
     }
 
     /// `{"_content": "text", …}`: the text goes to `field`.
-    private mutating func readContent(of field: PhotoField, into record: inout PhotoRecord) throws {
+    private mutating func readContent(of field: FeedKey, into record: inout PhotoRecord) throws {
         while try tokens.next() == .key {
             if tokens.textEquals("_content") {
                 try readField(field, into: &record) { parser, _, _ in try parser.tokens.skipRestOfContainer() }
@@ -239,7 +289,7 @@ struct JSONFeedParser {
 
     // MARK: Helpers
 
-    private func lookup(_ keys: KeyTable<PhotoField>) -> PhotoField? {
+    private func lookup(_ keys: KeyTable<FeedKey>) -> FeedKey? {
         tokens.text.withUnsafeBytes { keys.lookup($0) }
     }
 

@@ -1,6 +1,10 @@
 import Foundation
 
 /// Collects one photo record's fields as they stream past, then builds the photo.
+///
+/// It also notes which keys the record had, whatever their value, so that the photo tells a
+/// field the response does not carry (unknown) from one it carries empty (ARCHITECTURE.md §3), and which
+/// containers it had, so that a single `<photo>` can be told to be getInfo's or another kind.
 struct PhotoRecord {
     var rawID: String?
     var title: String?
@@ -27,10 +31,29 @@ struct PhotoRecord {
     var imageRank = Int.max
     var thumbnailURL: String?
     var thumbnailRank = Int.max
+    /// Keys the record had with a value of any kind (bit `FeedKey.rawValue`).
+    private var present: UInt64 = 0
+    /// Keys whose value was empty, or Flickr's way of writing "none" (a date of zeros).
+    private var empty: UInt64 = 0
+    /// Keys the record had as a container: a child element (XML), an object (JSON).
+    private var containers: UInt64 = 0
+
+    private static func bit(_ key: FeedKey) -> UInt64 { 1 << UInt64(key.rawValue) }
+    private func had(_ key: FeedKey) -> Bool { present & Self.bit(key) != 0 }
+    private func hadEmpty(_ key: FeedKey) -> Bool { empty & Self.bit(key) != 0 }
+    private func hadContainer(_ key: FeedKey) -> Bool { containers & Self.bit(key) != 0 }
+
+    /// Notes a container the record holds, such as getInfo's `<tags>` (which says the photo's
+    /// tags even when it has none) or `<owner>`, whatever is in it.
+    mutating func noteContainer(_ key: FeedKey) {
+        containers |= Self.bit(key)
+    }
 
     /// Stores a field's text. Values that do not parse (a date, a latitude) stay `nil`:
     /// the record is still good, it just lacks that field.
-    mutating func set(_ field: PhotoField, _ bytes: UnsafeRawBufferPointer) {
+    mutating func set(_ field: FeedKey, _ bytes: UnsafeRawBufferPointer) {
+        present |= Self.bit(field)
+        if bytes.isEmpty { empty |= Self.bit(field) }
         switch field {
         case .id: rawID = string(bytes)
         case .owner: owner = nonEmpty(bytes)
@@ -39,7 +62,9 @@ struct PhotoRecord {
         case .server: server = nonEmpty(bytes)
         case .title: title = nonEmpty(bytes)
         case .description: description = nonEmpty(bytes)
-        case .dateTaken: dateTaken = FlickrDates.takenDate(bytes)
+        case .dateTaken:
+            dateTaken = FlickrDates.takenDate(bytes)
+            if dateTaken == nil, FlickrDates.isZeroDate(bytes) { empty |= Self.bit(field) }
         case .dateUploaded: dateUploaded = FlickrDates.unixDate(bytes)
         case .datePosted: datePosted = FlickrDates.unixDate(bytes)
         case .latitude: latitude = FlickrDates.double(bytes)
@@ -56,12 +81,12 @@ struct PhotoRecord {
         case .region: region = nonEmpty(bytes)
         case .country: country = nonEmpty(bytes)
         case .urlL, .urlC, .urlZ, .urlM, .urlO, .urlB:
-            let rank = Int(field.rawValue - PhotoField.urlL.rawValue)
+            let rank = Int(field.rawValue - FeedKey.urlL.rawValue)
             if rank < imageRank, let url = nonEmpty(bytes) { imageURL = url; imageRank = rank }
         case .urlSq, .urlQ, .urlT, .urlS:
-            let rank = Int(field.rawValue - PhotoField.urlSq.rawValue)
+            let rank = Int(field.rawValue - FeedKey.urlSq.rawValue)
             if rank < thumbnailRank, let url = nonEmpty(bytes) { thumbnailURL = url; thumbnailRank = rank }
-        case .dates, .location, .content:
+        case .dates, .location, .visibility, .exif, .person, .content:
             break
         }
     }
@@ -95,21 +120,62 @@ struct PhotoRecord {
                                 dateUploaded: dateUploaded ?? datePosted,
                                 imageURL: imageURL, thumbnailURL: thumbnailURL, media: media, tags: tags,
                                 placeID: placeID, woeid: woeid, derivedPlace: derivedPlace)
-        if let latitude, let longitude, (-90...90).contains(latitude), (-180...180).contains(longitude),
-           !(latitude == 0 && longitude == 0 && (accuracy ?? 0) == 0) {
-            photo.latitude = latitude
-            photo.longitude = longitude
+        if let latitude, let longitude, (-90...90).contains(latitude), (-180...180).contains(longitude) {
+            // Flickr's 0,0 with accuracy 0 is its way of writing "no location", never a point.
+            if latitude == 0 && longitude == 0 && (accuracy ?? 0) == 0 {
+                photo.emptied.insert(.coordinates)
+            } else {
+                photo.latitude = latitude
+                photo.longitude = longitude
+            }
+        } else if hadEmpty(.latitude) && hadEmpty(.longitude) {
+            photo.emptied.insert(.coordinates)
         }
+        // Strings are `nil` after a key only when it was empty (`nonEmpty`); a date also when it
+        // does not parse, which counts as not carried unless it was empty or all zeros.
+        if title == nil && had(.title) { photo.emptied.insert(.title) }
+        if description == nil && had(.description) { photo.emptied.insert(.subtitle) }
+        if media == nil && had(.media) { photo.emptied.insert(.media) }
+        if dateTaken == nil && hadEmpty(.dateTaken) { photo.emptied.insert(.dateTaken) }
+        if photo.dateUploaded == nil && (hadEmpty(.dateUploaded) || hadEmpty(.datePosted)) { photo.emptied.insert(.dateUploaded) }
+        if tags.isEmpty && (had(.tags) || had(.tag) || hadContainer(.tags)) { photo.emptied.insert(.tags) }
         if let server, let secret {
             let base = "https://live.staticflickr.com/\(server)/\(id)_\(secret)"
-            if photo.imageURL == nil { photo.imageURL = base + "_b.jpg" }
-            if photo.thumbnailURL == nil { photo.thumbnailURL = base + "_s.jpg" }
+            if photo.imageURL == nil {
+                photo.imageURL = base + "_b.jpg"
+                photo.derived.insert(.imageURL)
+            }
+            if photo.thumbnailURL == nil {
+                photo.thumbnailURL = base + "_s.jpg"
+                photo.derived.insert(.thumbnailURL)
+            }
         }
         if photo.derivedPlace == nil {
             let parts = [locality, region, country].compactMap { $0.flatMap(FlickrNames.placeName) }
             if !parts.isEmpty { photo.derivedPlace = parts.joined(separator: ", ") }
         }
         return .photo(photo)
+    }
+
+    // MARK: What kind of single photo
+
+    /// Whether the record has `photos.getInfo`'s structure: an `<owner>`, `<title>`,
+    /// `<description>`, `<dates>` or `<visibility>` element (objects in JSON). Other responses
+    /// that hold one `<photo>` have none of them.
+    var hasInfoStructure: Bool {
+        containers & Self.infoContainers != 0
+    }
+
+    private static let infoContainers: UInt64 = [FeedKey.owner, .title, .description, .dates, .visibility]
+        .reduce(0) { $0 | bit($1) }
+
+    /// What a single `<photo>` without getInfo's structure is, for the error that refuses it.
+    var otherKind: String {
+        if hadContainer(.location) { return UnclaimedResponses.geoLocation }
+        if hadContainer(.exif) { return UnclaimedResponses.exif }
+        if hadContainer(.person) { return UnclaimedResponses.favorites }
+        if hadContainer(.tags) { return UnclaimedResponses.photoTags }
+        return UnclaimedResponses.photoWithoutInfo
     }
 }
 
@@ -119,7 +185,7 @@ struct PlaceRecord {
     var woeid: String?
     var name: String?
 
-    mutating func set(_ field: PhotoField, _ bytes: UnsafeRawBufferPointer) {
+    mutating func set(_ field: FeedKey, _ bytes: UnsafeRawBufferPointer) {
         switch field {
         case .placeID: placeID = nonEmpty(bytes)
         case .woeid: woeid = nonEmpty(bytes)

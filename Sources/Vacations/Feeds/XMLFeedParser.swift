@@ -50,6 +50,8 @@ struct XMLFeedParser {
     private var text: [UInt8] = []
     private var content: FeedContent?
     private var failed = false
+    /// The first element of `<rsp>` that is none of the kinds read, to name what the response holds.
+    private var otherElement: String?
 
     /// Reads a whole XML feed, delivering records to `sink`.
     static func parse(_ input: FeedInput, into sink: inout FeedSink) throws -> FeedContent {
@@ -85,6 +87,9 @@ struct XMLFeedParser {
             try readResponse(into: &sink)
         }
         guard sawRoot, let content else {
+            if let otherElement {
+                throw FeedError.unclaimed(UnclaimedResponses.named(otherElement, format: .xml), format: .xml)
+            }
             throw FeedError(.wrongRoot, format: .xml, "<rsp> holds no photos, photo or places")
         }
         return content
@@ -114,6 +119,8 @@ struct XMLFeedParser {
         }
     }
 
+    /// One element of `<rsp>`: the kinds the importer takes are read, any other kind is refused
+    /// whole (ARCHITECTURE.md §3), by what Flickr documents of it.
     private mutating func readResponseChild(into sink: inout FeedSink) throws {
         let name = localName
         if failed {
@@ -125,20 +132,28 @@ struct XMLFeedParser {
             return try skipElement()
         }
         switch name {
-        case "photos", "photoset", "gallery":
+        case "photos":
             content = content ?? .photos
-            if isEmptyElement { return }
-            try forEachChild { parser in
-                if parser.localName == "photo" {
-                    try sink.deliver(parser.readPhoto())
-                } else {
-                    try parser.skipElement()
-                }
+            try readPhotoList(into: &sink)
+        case "photoset", "gallery":
+            // photosets.getPhotos pages its photos; photosets.getInfo and galleries.getInfo hold
+            // the same element with a title and description and no photos.
+            let paged = !attributeNames().isDisjoint(with: UnclaimedResponses.pagingNames)
+            let photos = try readPhotoList(into: &sink)
+            guard paged || photos > 0 else {
+                let info = name == "photoset" ? UnclaimedResponses.photosetInfo : UnclaimedResponses.galleryInfo
+                throw FeedError.unclaimed(info, format: .xml)
             }
+            content = content ?? .photos
         case "photo":
+            let record = try readPhoto()
+            guard record.hasInfoStructure else { throw FeedError.unclaimed(record.otherKind, format: .xml) }
             content = content ?? .singlePhoto
-            try sink.deliver(readPhoto())
+            try sink.deliver(record)
         case "places":
+            if let refusal = UnclaimedResponses.topPlacesRefusal(attributeNames()) {
+                throw FeedError.unclaimed(refusal, format: .xml)
+            }
             content = content ?? .places
             if isEmptyElement { return }
             try forEachChild { parser in
@@ -149,8 +164,25 @@ struct XMLFeedParser {
                 }
             }
         default:
+            otherElement = otherElement ?? name
             try skipElement()
         }
+    }
+
+    /// The `<photo>` elements of a list; returns how many there were.
+    @discardableResult
+    private mutating func readPhotoList(into sink: inout FeedSink) throws -> Int {
+        if isEmptyElement { return 0 }
+        var count = 0
+        try forEachChild { parser in
+            if parser.localName == "photo" {
+                count += 1
+                try sink.deliver(parser.readPhoto())
+            } else {
+                try parser.skipElement()
+            }
+        }
+        return count
     }
 
     // MARK: Records
@@ -161,7 +193,9 @@ struct XMLFeedParser {
         readAttributes(FlickrKeys.photo) { record.set($0, $1) }
         if isEmptyElement { return record }
         try forEachChild { parser in
-            switch parser.localNameBytes.flatMap(FlickrKeys.photo.lookup) {
+            let key = parser.localNameBytes.flatMap(FlickrKeys.photo.lookup)
+            if let key { record.noteContainer(key) }
+            switch key {
             case .title?: try parser.readText { record.set(.title, $0) }
             case .description?: try parser.readText { record.set(.description, $0) }
             case .owner?:
@@ -268,7 +302,7 @@ struct XMLFeedParser {
 
     /// Hands each attribute of the current element that `keys` knows to `body`, as bytes
     /// owned by libxml2 (no copy, nothing to free).
-    private func readAttributes(_ keys: KeyTable<PhotoField>, _ body: (PhotoField, UnsafeRawBufferPointer) -> Void) {
+    private func readAttributes(_ keys: KeyTable<FeedKey>, _ body: (FeedKey, UnsafeRawBufferPointer) -> Void) {
         while xmlTextReaderMoveToNextAttribute(reader) == 1 {
             guard let name = xmlTextReaderConstLocalName(reader),
                   let field = keys.lookup(Self.bytes(name)),
@@ -276,6 +310,16 @@ struct XMLFeedParser {
             body(field, Self.bytes(value))
         }
         xmlTextReaderMoveToElement(reader)
+    }
+
+    /// The names of the current element's attributes.
+    private func attributeNames() -> Set<String> {
+        var names: Set<String> = []
+        while xmlTextReaderMoveToNextAttribute(reader) == 1 {
+            if let name = xmlTextReaderConstLocalName(reader) { names.insert(String(decoding: Self.bytes(name), as: UTF8.self)) }
+        }
+        xmlTextReaderMoveToElement(reader)
+        return names
     }
 
     /// One attribute by name, as a `String` (libxml2's copy is freed).

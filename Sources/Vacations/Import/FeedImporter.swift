@@ -1,5 +1,4 @@
 import Foundation
-import CoreDataFiles
 import ObjectGraph
 
 /// Where a feed comes from: a file, or standard input.
@@ -162,15 +161,22 @@ public struct FeedImporter {
     }
 
     /// Reads a top-places list (`--places FILE`) into the rules.
+    /// - Throws: ``FeedError`` when the feed cannot be read, or holds no top-places list (photos
+    ///   given for places are refused rather than read as no places).
     public static func learnPlaces(from source: FeedSource, into rules: inout DraftRules) throws {
         var places: [FlickrPlace] = []
+        let summary: FeedSummary
         switch source {
         case .file(let url):
-            try FlickrFeedReader.read(contentsOf: url, photo: { _ in }, place: { places.append($0) })
+            summary = try FlickrFeedReader.read(contentsOf: url, photo: { _ in }, place: { places.append($0) })
         case .standardInput:
-            try FlickrFeedReader.read(fileHandle: FileHandle.standardInput, photo: { _ in }, place: { places.append($0) })
+            summary = try FlickrFeedReader.read(fileHandle: FileHandle.standardInput, photo: { _ in }, place: { places.append($0) })
         case .handle(let handle):
-            try FlickrFeedReader.read(fileHandle: handle, photo: { _ in }, place: { places.append($0) })
+            summary = try FlickrFeedReader.read(fileHandle: handle, photo: { _ in }, place: { places.append($0) })
+        }
+        guard summary.content == .places else {
+            let held = summary.content == .photos ? "a photo list" : "a photos.getInfo photo"
+            throw FeedError(.unclaimed, format: summary.format, "\(held), not the top-places list --places takes")
         }
         for place in places { rules.learn(place) }
     }
@@ -181,7 +187,9 @@ public struct FeedImporter {
         let wanted = Set(ids)
         var found: [String: PhotoDraft] = [:]
         let collect: (FlickrPhoto) -> Void = { photo in
-            if wanted.contains(photo.id) { found[photo.id] = rules.draft(from: photo) }
+            guard wanted.contains(photo.id) else { return }
+            let draft = rules.draft(from: photo)
+            found[photo.id] = found[photo.id].map { $0.followed(by: draft) } ?? draft
         }
         switch source {
         case .file(let url): try FlickrFeedReader.read(contentsOf: url, photo: collect)

@@ -35,7 +35,8 @@ public struct ImportReport: Sendable, Equatable {
 
 /// Why a feed file was not imported.
 public enum ImportFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The feed itself: malformed, truncated, not UTF-8, a Flickr failure response, unreadable.
+    /// The feed itself: malformed, truncated, not UTF-8, a Flickr failure response, a kind of
+    /// response not imported (`places.find`, …), unreadable.
     case feed(FeedError)
     /// The vacation's store refused the change.
     case store(String)

@@ -1,7 +1,20 @@
 import Foundation
 
-/// A photo as a feed describes it, with DESIGN §4's rules applied: tags normalised, the place
+/// A photo as a feed describes it, with ARCHITECTURE.md §3's rules applied: tags normalised, the place
 /// name chosen. What visiting writes.
+///
+/// Absent is unknown, not empty: the fields in ``unknown`` are ones the feed did not carry, and
+/// visiting leaves a photo's value for them as it is; every other field is set to the draft's
+/// value, `nil` (or no tags) included. A value the draft holds for an unknown field is a stand-in
+/// (the owner's user id for a name, an image URL built from `server` and `secret`): it fills the
+/// field of a photo that has none, a new photo's among them, and replaces nothing. A draft made by
+/// hand knows every field unless it says otherwise.
+///
+/// ```swift
+/// // A bare people.getPublicPhotos record: a title and an owner id, nothing else.
+/// let draft = DraftRules().draft(from: FlickrPhoto(id: "1", title: "Sunset", owner: "12037949@N04"))
+/// draft.unknown == .all.subtracting(.title)   // true
+/// ```
 public struct PhotoDraft: Sendable, Equatable {
     public var id: String
     public var title: String?
@@ -18,11 +31,13 @@ public struct PhotoDraft: Sendable, Equatable {
     public var tags: [String]
     public var placeName: String?
     public var placeID: String?
+    /// Fields the feed did not carry: visiting keeps the photo's value (see the type's summary).
+    public var unknown: PhotoFields
 
     public init(id: String, title: String? = nil, subtitle: String? = nil, imageURL: String? = nil,
                 thumbnailURL: String? = nil, owner: String? = nil, dateTaken: Date? = nil, dateUploaded: Date? = nil,
                 latitude: Double? = nil, longitude: Double? = nil, media: String? = nil, tags: [String] = [],
-                placeName: String? = nil, placeID: String? = nil) {
+                placeName: String? = nil, placeID: String? = nil, unknown: PhotoFields = []) {
         self.id = id
         self.title = title
         self.subtitle = subtitle
@@ -37,10 +52,39 @@ public struct PhotoDraft: Sendable, Equatable {
         self.tags = tags
         self.placeName = placeName
         self.placeID = placeID
+        self.unknown = unknown
+    }
+
+    /// This draft, then `later` (of the same photo): what visiting both in turn leaves, as one
+    /// draft. `later` wins for the fields it knows; a stand-in of either fills what neither knows.
+    public func followed(by later: PhotoDraft) -> PhotoDraft {
+        var merged = later
+        merged.unknown = unknown.intersection(later.unknown)
+        // A field `later` does not know keeps this draft's value, or else takes `later`'s stand-in
+        // (which fills a field left empty, whether this draft knew it or not).
+        func settle<Value>(_ field: PhotoFields, _ earlier: Value?, _ latest: inout Value?) {
+            if later.unknown.contains(field) { latest = earlier ?? latest }
+        }
+        settle(.title, title, &merged.title)
+        settle(.subtitle, subtitle, &merged.subtitle)
+        settle(.imageURL, imageURL, &merged.imageURL)
+        settle(.thumbnailURL, thumbnailURL, &merged.thumbnailURL)
+        settle(.owner, owner, &merged.owner)
+        settle(.dateTaken, dateTaken, &merged.dateTaken)
+        settle(.dateUploaded, dateUploaded, &merged.dateUploaded)
+        settle(.coordinates, latitude, &merged.latitude)
+        settle(.coordinates, longitude, &merged.longitude)
+        settle(.media, media, &merged.media)
+        if later.unknown.contains(.tags), !tags.isEmpty { merged.tags = tags }
+        if later.placeName == nil {
+            merged.placeName = placeName
+            merged.placeID = placeID
+        }
+        return merged
     }
 }
 
-/// Turns feed records into drafts: DESIGN §4's tag and place rules.
+/// Turns feed records into drafts: ARCHITECTURE.md §3's tag and place rules.
 public struct DraftRules: Sendable {
     /// Tags to drop, compared after folding case.
     public var excludedTags: [String]
@@ -62,7 +106,22 @@ public struct DraftRules: Sendable {
         if let woeid = place.woeid { placeNames["woeid:" + woeid] = name }
     }
 
+    /// The draft of a feed's photo: what the record carries is known (empty values included),
+    /// the rest ``PhotoDraft/unknown``. An owner's user id without a name, and URLs built from
+    /// `server` and `secret`, are stand-ins.
     public func draft(from photo: FlickrPhoto) -> PhotoDraft {
+        // Known: what the record has a value for (built URLs aside), and what it carries empty.
+        var known = photo.emptied
+        if photo.title != nil { known.insert(.title) }
+        if photo.description != nil { known.insert(.subtitle) }
+        if photo.ownerName != nil { known.insert(.owner) }
+        if photo.dateTaken != nil { known.insert(.dateTaken) }
+        if photo.dateUploaded != nil { known.insert(.dateUploaded) }
+        if photo.latitude != nil && photo.longitude != nil { known.insert(.coordinates) }
+        if photo.imageURL != nil && !photo.derived.contains(.imageURL) { known.insert(.imageURL) }
+        if photo.thumbnailURL != nil && !photo.derived.contains(.thumbnailURL) { known.insert(.thumbnailURL) }
+        if photo.media != nil { known.insert(.media) }
+        if !photo.tags.isEmpty { known.insert(.tags) }
         let tags = FlickrNames.tags(photo.tags, excluding: excludedTags).map(FlickrNames.composed)
         var place = photo.derivedPlace.flatMap(FlickrNames.placeName)
         if place == nil, let id = photo.placeID { place = placeNames["place:" + id] }
@@ -72,7 +131,8 @@ public struct DraftRules: Sendable {
             id: photo.id, title: photo.title, subtitle: photo.description, imageURL: photo.imageURL,
             thumbnailURL: photo.thumbnailURL, owner: photo.ownerName ?? photo.owner, dateTaken: photo.dateTaken,
             dateUploaded: photo.dateUploaded, latitude: photo.latitude, longitude: photo.longitude, media: photo.media,
-            tags: uniqueInOrder(tags), placeName: place.map(FlickrNames.composed), placeID: photo.placeID)
+            tags: uniqueInOrder(tags), placeName: place.map(FlickrNames.composed), placeID: photo.placeID,
+            unknown: PhotoFields.all.subtracting(known))
     }
 
     private func uniqueInOrder(_ names: [String]) -> [String] {

@@ -210,10 +210,16 @@ struct CoreDataVersionHashTests {
             try CoreDataVersionHash.entityHashes(in: cycle)
         }
         let badType = XCDataModelFile(entities: [
-            XCEntity(name: "A", attributes: [XCAttribute(name: "a", attributeType: "Composite")]),
+            XCEntity(name: "A", attributes: [XCAttribute(name: "a", attributeType: "Text")]),
         ])
-        #expect(throws: XCDataModelError(.unknownAttributeType(entity: "A", attribute: "a", type: "Composite"))) {
+        #expect(throws: XCDataModelError(.unknownAttributeType(entity: "A", attribute: "a", type: "Text"))) {
             try CoreDataVersionHash.entityHashes(in: badType)
+        }
+        let missingComposite = XCDataModelFile(entities: [
+            XCEntity(name: "A", attributes: [XCAttribute(name: "a", attributeType: "Composite", compositeName: "Gone")]),
+        ])
+        #expect(throws: XCDataModelError(.unknownReference(kind: "composite attribute \"a\"", name: "Gone", owner: "A"))) {
+            try CoreDataVersionHash.entityHashes(in: missingComposite)
         }
     }
 }

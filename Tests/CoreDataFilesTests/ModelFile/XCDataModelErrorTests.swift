@@ -150,12 +150,27 @@ struct XCDataModelErrorTests {
         #expect(error.description == "Core Data model error: <entity> has no name=\"…\" (line 3)")
     }
 
-    @Test("attributes without name or type, or with an unknown type, are refused")
+    @Test("attributes without a name, with an unknown type, or a composite without its composite, are refused")
     func badAttributes() throws {
         #expect(try parseError("<entity name=\"A\"><attribute attributeType=\"String\"/></entity>").kind
             == .missingXMLAttribute(element: "attribute", attribute: "name", owner: "A"))
-        #expect(try parseError("<entity name=\"A\"><attribute name=\"a\"/></entity>").kind
-            == .missingXMLAttribute(element: "attribute", attribute: "attributeType", owner: "A.a"))
+        #expect(try parseError("<entity name=\"A\"><attribute name=\"a\" attributeType=\"Composite\"/></entity>").kind
+            == .missingXMLAttribute(element: "attribute", attribute: "composite", owner: "A.a"))
+        #expect(try parseError("<entity name=\"A\"><attribute name=\"a\" attributeType=\"Composite\" composite=\"Nope\"/></entity>").kind
+            == .unknownReference(kind: "composite attribute \"a\"", name: "Nope", owner: "A"))
+        let loop = try parseError("""
+            <entity name="A"><attribute name="a" attributeType="Composite" composite="Outer"/></entity>
+            <composite name="Outer"><attribute name="inner" attributeType="Composite" composite="Inner"/></composite>
+            <composite name="Inner"><attribute name="outer" attributeType="Composite" composite="Outer"/></composite>
+            """)
+        #expect(loop.kind == .compositeCycle(["Outer", "Inner", "Outer"]))
+        #expect(loop.description == "Core Data model error: composites contain themselves: Outer -> Inner -> Outer (line 5)")
+        #expect(try parseError("<composite name=\"C\"/><composite name=\"C\"/>").kind
+            == .duplicateName(kind: "composite", name: "C"))
+        #expect(try parseError("<composite name=\"C\"><attribute name=\"x\" attributeType=\"String\"/><attribute name=\"x\" attributeType=\"Date\"/></composite>").kind
+            == .duplicateName(kind: "composite element", name: "C.x"))
+        #expect(try parseError("<entity name=\"A\"><fetchIndex name=\"i\"><fetchIndexElement property=\"a\" type=\"Hash\"/></fetchIndex><attribute name=\"a\" attributeType=\"String\"/></entity>").kind
+            == .invalidValue(element: "fetchIndexElement", attribute: "type", value: "Hash", owner: "A.i"))
         let unknown = try parseError("<entity name=\"A\">\n<attribute name=\"a\" attributeType=\"Text\"/></entity>")
         #expect(unknown.kind == .unknownAttributeType(entity: "A", attribute: "a", type: "Text"))
         #expect(unknown.line == 4)

@@ -1,5 +1,4 @@
 import Foundation
-import CoreDataFiles
 import ObjectGraph
 import SQLiteDB
 import Testing

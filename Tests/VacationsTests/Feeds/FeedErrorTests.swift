@@ -110,7 +110,6 @@ struct FeedErrorTests {
     @Test("well-formed documents that are not Flickr responses are .wrongRoot", arguments: [
         "<html><body>Service Unavailable</body></html>",
         "<rsp stat=\"ok\"></rsp>",
-        "<rsp stat=\"ok\"><people/></rsp>",
         "<rsp stat=\"maybe\"><photos/></rsp>",
         "<rsp/>",
         "{\"foo\":1}",

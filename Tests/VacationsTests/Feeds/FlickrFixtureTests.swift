@@ -22,7 +22,8 @@ struct FlickrFixtureTests {
         #expect(first == FlickrPhoto(
             id: "26390287861", title: "16/04/16", owner: "108244948@N03",
             imageURL: "https://live.staticflickr.com/1521/26390287861_4c3c65d5ee_b.jpg",
-            thumbnailURL: "https://live.staticflickr.com/1521/26390287861_4c3c65d5ee_s.jpg"))
+            thumbnailURL: "https://live.staticflickr.com/1521/26390287861_4c3c65d5ee_s.jpg",
+            derived: [.imageURL, .thumbnailURL]))
     }
 
     @Test("decodes entities, CJK, Hangul, accents and emoji in XML titles", arguments: [
@@ -67,7 +68,7 @@ struct FlickrFixtureTests {
             dateUploaded: Date(timeIntervalSince1970: 1_334_834_742),
             imageURL: "http://farm8.staticflickr.com/7090/7093101501_9337f28800_b.jpg",
             thumbnailURL: "http://farm8.staticflickr.com/7090/7093101501_9337f28800_s.jpg",
-            media: "photo", tags: []))
+            media: "photo", tags: [], emptied: [.coordinates, .tags]))
         // "latitude":0, "longitude":0, "accuracy":0 is Flickr's "no geo".
         #expect(feed.photos.filter { $0.latitude != nil }.map(\.id) == ["6946979188", "7093038981"])
         #expect(feed.photos.filter { $0.media == "photo" }.count == 97)
@@ -105,7 +106,7 @@ struct FlickrFixtureTests {
             imageURL: "https://live.staticflickr.com/7049/6946979188_25bb44852b_b.jpg",
             thumbnailURL: "https://live.staticflickr.com/7049/6946979188_25bb44852b_s.jpg",
             media: "photo", tags: ["luka"], placeID: "00j4IylZV7scWik", woeid: "851128",
-            derivedPlace: "Zagreb, Grad Zagreb, Croatia")])
+            derivedPlace: "Zagreb, Grad Zagreb, Croatia", derived: [.imageURL, .thumbnailURL])])
     }
 
     @Test("reads a top places list past its comment, with names and ids")

@@ -123,7 +123,7 @@ struct JSONFeedTests {
     @Test("reads a JSON top places list; a place without a name or ids is reported")
     func places() throws {
         let feed = try Feeds.read("""
-            {"places":{"total":3, "place":[
+            {"places":{"total":3, "date_start":1680307200, "date_stop":1680393599, "place":[
               {"place_id":"R63H06ibApjqiWyL", "woeid":"2347591", "latitude":"42.855", "_content":"New York, US, United States"},
               {"place_id":"kH8dLOubBZRvX_YZ", "woeid":2459115, "_content":"  New   York  "},
               {"place_id":"x", "_content":""},

@@ -30,7 +30,8 @@ struct XMLFeedTests {
                 placeID: "9Xx1pHpQUL_.wZ5h", woeid: "742676"),
             FlickrPhoto(id: "52814563022", title: "Child & <CDATA> title",
                         imageURL: "https://live.staticflickr.com/1/52814563022_a_b.jpg",
-                        thumbnailURL: "https://live.staticflickr.com/1/52814563022_a_s.jpg"),
+                        thumbnailURL: "https://live.staticflickr.com/1/52814563022_a_s.jpg",
+                        derived: [.imageURL, .thumbnailURL]),
         ])
     }
 
@@ -69,7 +70,7 @@ struct XMLFeedTests {
             imageURL: "https://live.staticflickr.com/7049/6946979188_25bb44852b_b.jpg",
             thumbnailURL: "https://live.staticflickr.com/7049/6946979188_25bb44852b_s.jpg",
             media: "photo", tags: ["luka"], placeID: "00j4IylZV7scWik", woeid: "851128",
-            derivedPlace: "Zagreb, Grad Zagreb, Croatia")])
+            derivedPlace: "Zagreb, Grad Zagreb, Croatia", derived: [.imageURL, .thumbnailURL])])
     }
 
     @Test("composes a getInfo place from the parts it has", arguments: [
@@ -79,7 +80,8 @@ struct XMLFeedTests {
         ("", nil),
     ] as [(String, String?)])
     func getInfoPlaceParts(children: String, expected: String?) throws {
-        let feed = try Feeds.read(#"<rsp stat="ok"><photo id="1"><location latitude="1" longitude="2">\#(children)</location></photo></rsp>"#)
+        // A getInfo photo has a title (a <photo> with only a <location> is geo.getLocation's, refused).
+        let feed = try Feeds.read(#"<rsp stat="ok"><photo id="1"><title>t</title><location latitude="1" longitude="2">\#(children)</location></photo></rsp>"#)
         #expect(feed.photos.first?.derivedPlace == expected)
     }
 
@@ -134,7 +136,7 @@ struct XMLFeedTests {
     @Test("places with a missing name or ids are reported")
     func placeProblems() throws {
         let feed = try Feeds.read("""
-            <rsp stat="ok"><places total="3">
+            <rsp stat="ok"><places total="3" date_start="1680307200" date_stop="1680393599">
             <place place_id="a1" woeid="1">Lisbon, Lisbon, Portugal</place>
             <place place_id="a2" woeid="2">   </place>
             <place>Nowhere</place>
