@@ -18,10 +18,12 @@ struct DocStoreAppleStoreTests {
     }
 
     @Test("info counts the rows of Core Data's history entities in their A<NAME> tables; no entity has rows null")
-    func historyCounted() throws {
+    func historyCounted() async throws {
         let directory = try TemporaryDirectory()
         let (_, store) = try DocStoreDumpComparisonTests.copy(Self.photos, into: directory)
-        let info = try #require(try json(docstore("info", store.path, "--json")) as? [String: Any])
+        let path = store.path
+        let (infoRun, textRun) = try await onOwnThread { (docstore("info", path, "--json"), docstore("info", path)) }
+        let info = try #require(try json(infoRun) as? [String: Any])
         let entities = try #require(info["entities"] as? [[String: Any]])
         #expect(entities.count == 56)
         #expect(entities.allSatisfy { !($0["rows"] is NSNull) })
@@ -29,7 +31,7 @@ struct DocStoreAppleStoreTests {
             "\($0["name"] ?? "") \($0["table"] ?? "") \($0["rows"] ?? "")"
         }
         #expect(history == ["CHANGE ACHANGE 566", "TRANSACTION ATRANSACTION 113", "TRANSACTIONSTRING ATRANSACTIONSTRING 21"])
-        let text = docstore("info", store.path).output
+        let text = textRun.output
         #expect(text.contains("\nCHANGE                             16001                   566\n"))
     }
 
@@ -55,7 +57,7 @@ struct DocStoreAppleStoreTests {
     }
 
     @Test("dates outside any calendar's four-digit years dump as the number stored; others as ISO 8601 of the proleptic calendar")
-    func sentinelDates() throws {
+    func sentinelDates() async throws {
         let directory = try TemporaryDirectory()
         let (_, store) = try DocStoreDumpComparisonTests.copy(Self.photos, into: directory)
         try Connection(path: store.path, configuration: .init(journalMode: nil)).execute("""
@@ -63,7 +65,9 @@ struct DocStoreAppleStoreTests {
                 ZMODIFICATIONDATE = 63113904000, ZLASTSHAREDDATE = -63113904000.5 WHERE Z_PK = 1;
             UPDATE ZGENERICASSET SET ZDATECREATED = 123456789012345.5, ZADDEDDATE = 'not a date' WHERE Z_PK = 2;
             """)
-        let dump = try #require(try json(docstore("dump", store.path, "--entity", "GenericAsset")) as? [[String: Any]])
+        let path = store.path
+        let run = try await onOwnThread { docstore("dump", path, "--entity", "GenericAsset") }
+        let dump = try #require(try json(run) as? [[String: Any]])
         let assets = Dictionary(uniqueKeysWithValues: dump.compactMap { object in
             (object["uri"] as? String).map { (String($0.split(separator: "/").last ?? ""), object) }
         })
@@ -80,15 +84,16 @@ struct DocStoreAppleStoreTests {
         #expect((value(second, "datecreated") as? NSNumber)?.doubleValue == 123_456_789_012_345.5)
         #expect(value(second, "addeddate") as? String == "not a date")
         // The text shows the stored number (a REAL), not a reformatted date.
-        let text = docstore("dump", store.path, "--entity", "GenericAsset").output
+        let text = run.output
         #expect(text.contains(": 123456789012345.0,\n") && text.contains(": 123456789012345.5,\n"))
     }
 
     @Test("a migration's statements and an inferred model's schema differences come in the same order in every process")
-    func deterministicPlans() throws {
+    func deterministicPlans() async throws {
         let directory = try TemporaryDirectory()
         let (_, store) = try DocStoreDumpComparisonTests.copy(Self.photos, into: directory)
-        let runs = try (0..<3).map { _ in try DocStoreEndToEndTests.run(["model", store.path, "--json"]) }
+        let path = store.path
+        let runs = try await onOwnThread { try (0..<3).map { _ in try DocStoreEndToEndTests.run(["model", path, "--json"]) } }
         #expect(runs.allSatisfy { $0.code == 0 })
         #expect(Set(runs.map(\.output)).count == 1)
         let differences = try #require(((try JSONSerialization.jsonObject(with: Data(runs[0].output.utf8)) as? [String: Any])?["inference"]
