@@ -1,6 +1,8 @@
 import Foundation
 import CommandLineKit
+import CoreDataFiles
 import ObjectGraph
+import SQLiteDB
 
 /// `docstore dump PATH [--model M] [--entity E]`: every object as JSON, entity by entity in
 /// entity-number order, each entity's objects in key order.
@@ -25,14 +27,31 @@ struct DumpCommand {
     func run(output: inout some TextOutputStream) throws {
         let coordinator = try source.openForReading(location)
         let model = coordinator.model
+        var coreDataEntities: [CoreDataEntityTable]
+        do {
+            coreDataEntities = try source.inferred?.coreDataEntities ?? StoreModelInference.coreDataEntities(fromStoreAt: location.storeURL)
+        } catch {
+            throw DocStoreError.from(error, path: location.path)
+        }
         var entities = model.entities
         if let entityName {
-            guard let entity = model.entity(named: entityName) else {
+            if let entity = model.entity(named: entityName) {
+                entities = entity.hierarchy.compactMap { model.entity(number: $0) }
+                coreDataEntities = []
+            } else if let entity = coreDataEntities.first(where: { $0.name == entityName }) {
+                entities = []
+                coreDataEntities = [entity]
+            } else {
                 throw DocStoreError("no such entity: \(entityName)",
-                                    hint: "The store's entities: " + model.entities.map(\.name).joined(separator: ", "),
+                                    hint: "The store's entities: " + (model.entities.map(\.name) + coreDataEntities.map(\.name)).joined(separator: ", "),
                                     exitCode: ExitCode.notFound)
             }
-            entities = entity.hierarchy.compactMap { model.entity(number: $0) }
+        }
+        let order: StoredOrder
+        do {
+            order = try StoredOrder(coordinator: coordinator)
+        } catch {
+            throw DocStoreError.from(error, path: location.path)
         }
         let context = ObjectContext(coordinator: coordinator)
         let names = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.number, $0.name) })
@@ -49,9 +68,16 @@ struct DumpCommand {
                 for object in objects {
                     output.write(isFirst ? "\n  " : ",\n  ")
                     isFirst = false
-                    try Self.json(of: object, uri: uri).write(to: &output, indent: 1)
+                    try Self.json(of: object, uri: uri, order: order).write(to: &output, indent: 1)
                 }
                 context.reset()
+            }
+            for entity in coreDataEntities {
+                for object in try Self.rows(of: entity, coordinator: coordinator) {
+                    output.write(isFirst ? "\n  " : ",\n  ")
+                    isFirst = false
+                    object.write(to: &output, indent: 1)
+                }
             }
         } catch {
             throw DocStoreError.from(error, path: location.path)
@@ -59,8 +85,30 @@ struct DumpCommand {
         output.write(isFirst ? "]\n" : "\n]\n")
     }
 
-    /// `entity`, `uri`, then the stored attributes and the relationships in name order.
-    static func json(of object: ManagedObject, uri: (ObjectID) -> JSONValue) throws -> JSONValue {
+    /// The rows of one of Core Data's own entities (history, CloudKit), read column by column:
+    /// `entity`, `uri`, then each column's value by the name and type it reads as.
+    static func rows(of entity: CoreDataEntityTable, coordinator: StoreCoordinator) throws -> [JSONValue] {
+        let columns = entity.columns.sorted { $0.property < $1.property }
+        let select = (["Z_PK"] + columns.map(\.column)).map(quoteIdentifier).joined(separator: ", ")
+        let rows = try coordinator.withConnection { connection in
+            try connection.rows("SELECT \(select) FROM \(quoteIdentifier(entity.table)) WHERE Z_ENT = ? ORDER BY Z_PK",
+                                [.integer(Int64(entity.number))]) { row in (0...columns.count).map { row.value(at: $0) } }
+        }
+        return rows.map { values in
+            let key = values.first?.integerValue ?? 0
+            let uri = ObjectID(entityNumber: entity.number, primaryKey: key)
+                .uriRepresentation(storeUUID: coordinator.storeUUID, entityName: entity.name)
+            // `entity` and `uri` name the object; a column that reads as either keeps its own name (ZENTITY).
+            let properties = zip(columns, values.dropFirst()).map { column, value in
+                (["entity", "uri"].contains(column.property) ? column.column : column.property, StoredValueJSON.render(value, as: column.type))
+            }
+            return .object([("entity", .string(entity.name)), ("uri", .string(uri))] + properties)
+        }
+    }
+
+    /// `entity`, `uri`, then the stored attributes and the relationships in name order;
+    /// ordered to-many relationships in their stored order.
+    static func json(of object: ManagedObject, uri: (ObjectID) -> JSONValue, order: StoredOrder) throws -> JSONValue {
         let entity = object.entity
         var properties: [(String, JSONValue)] = []
         for attribute in entity.attributes where attribute.column != nil {
@@ -68,7 +116,8 @@ struct DumpCommand {
         }
         for relationship in entity.relationships {
             if relationship.isToMany {
-                properties.append((relationship.name, .array(try object.objects(forKey: relationship.name).map { uri($0.objectID) })))
+                let members = order.sorted(try object.objects(forKey: relationship.name).map(\.objectID), of: relationship, source: object.objectID)
+                properties.append((relationship.name, .array(members.map(uri))))
             } else {
                 properties.append((relationship.name, try object.object(forKey: relationship.name).map { uri($0.objectID) } ?? .null))
             }

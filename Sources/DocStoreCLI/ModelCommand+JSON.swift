@@ -15,6 +15,15 @@ extension ModelCommand {
                 ("matchesStore", .bool(inferred.matchesStoreExactly)),
                 ("schemaDifferences", .array(inferred.schemaDifferences.map(JSONValue.text))),
                 ("ignored", .array(inferred.ignored.map(JSONValue.text))),
+                ("coreDataEntities", .array(inferred.coreDataEntities.map { entity in
+                    .object([
+                        ("name", .string(entity.name)), ("number", .integer(Int64(entity.number))), ("table", .string(entity.table)),
+                        ("columns", .array(entity.columns.map { column in
+                            .object([("name", .string(column.property)), ("type", .string(column.type.coreDataName)),
+                                     ("column", .string(column.column))])
+                        })),
+                    ])
+                })),
             ])
         } ?? .null
         let storeModel: JSONValue = source.storeModel.map { storeModel in

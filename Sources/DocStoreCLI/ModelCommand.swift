@@ -76,6 +76,10 @@ struct ModelCommand {
             output.write("\n" + (storeModel.matchesStoreExactly
                 ? "The store's schema is exactly what this model lays out."
                 : "The store's schema differs from what this model lays out; it is read as it is.") + "\n")
+            for entity in storeModel.inferred?.coreDataEntities ?? [] {
+                output.write("Core Data's own entity \(entity.name) (\(entity.number)), table \(entity.table): "
+                    + entity.columns.map(\.property).joined(separator: ", ") + "\n")
+            }
             for line in storeModel.inferred?.ignored ?? [] { output.write("Left out: \(line)\n") }
         }
     }

@@ -124,7 +124,7 @@ struct ModelSource {
         do {
             if let storeModel { return try StoreCoordinator(readingStoreAt: location.storeURL, storeModel: storeModel) }
             let plan = try StoreMigrationPlan.statements(forStoreAt: location.storeURL, model: model)
-            guard plan.isEmpty else {
+            guard try !StoreMigrationPlan.readingNeedsMigration(forStoreAt: location.storeURL, model: model) else {
                 throw CommandFailure.badInput(
                     "the store at \(location.path) does not match the model \(file ?? "") (it would need \(plan.count) migration statements)",
                     hint: "Leave out --model to read it with the store's own model, or run 'docstore migrate' on a copy.")

@@ -54,7 +54,7 @@ struct DocStoreErrorTests {
             (["info", bare.path], "Error: \(bare.path): the store's Z_METADATA table is empty\n"),
             (["model", plain.path], "Error: \(plain.path) is not a Core Data store (no Z_METADATA and Z_PRIMARYKEY tables)\n"),
             (["dump", document.path, "--model", Fixtures.model2], """
-                Error: the store at \(document.path) does not match the model \(Fixtures.model2) (it would need 4 migration statements)
+                Error: the store at \(document.path) does not match the model \(Fixtures.model2) (it would need 5 migration statements)
                 Leave out --model to read it with the store's own model, or run 'docstore migrate' on a copy.
 
                 """),

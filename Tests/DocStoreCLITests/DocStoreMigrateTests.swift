@@ -17,10 +17,11 @@ struct DocStoreMigrateTests {
         let run = docstore("migrate", document.path, "--model", Fixtures.modelBundle)
         #expect(run == DocStoreRun(code: 0, output: """
             Migrated \(document.path) to \(Fixtures.modelBundle):
-              ALTER TABLE ZEBOOK ADD COLUMN ZIMPORTDATE TIMESTAMP
-              UPDATE ZEBOOK SET ZIMPORTDATE = ? WHERE Z_ENT IN (1) -- 380894400.0
-              DELETE FROM Z_PRIMARYKEY
-              INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?) -- 1, 'Ebook', 0, 1
+              CREATE TABLE temp.ZMIGRATION_ZEBOOK AS SELECT * FROM ZEBOOK
+              DROP TABLE ZEBOOK
+              CREATE TABLE ZEBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZIMPORTDATE TIMESTAMP, ZTITLE VARCHAR, ZCONTENTS BLOB )
+              INSERT INTO ZEBOOK (Z_PK, Z_ENT, Z_OPT, ZIMPORTDATE, ZTITLE, ZCONTENTS) SELECT Z_PK, Z_ENT, Z_OPT, CASE WHEN Z_ENT IN (1) THEN ? END, ZTITLE, ZCONTENTS FROM temp.ZMIGRATION_ZEBOOK -- 380894400.0
+              DROP TABLE temp.ZMIGRATION_ZEBOOK
 
             """, errors: ""))
         // A TIMESTAMP column has numeric affinity: SQLite keeps a whole number of seconds as an integer.

@@ -56,8 +56,10 @@ struct MigrationTests {
         ]
         let coordinator = try StoreCoordinator(url: url, model: ObjectModel(entities: version2))
         #expect(try rows(url, "SELECT ZCAPTION, ZVISITED FROM ZPHOTO ORDER BY Z_PK") == [[.text("Belém"), .integer(1)], [.text("Alfama"), .integer(1)]])
-        // Renamed in place, added at the end (Core Data reads columns by name).
-        #expect(try coordinator.withConnection { try $0.columns(of: "ZPHOTO") } == ["Z_PK", "Z_ENT", "Z_OPT", "ZCAPTION", "ZVISITED"])
+        // The table is rebuilt as Core Data lays it out: integers first, then strings.
+        #expect(try coordinator.withConnection { try $0.columns(of: "ZPHOTO") } == ["Z_PK", "Z_ENT", "Z_OPT", "ZVISITED", "ZCAPTION"])
+        #expect(try rows(url, "SELECT sql FROM sqlite_master WHERE name = 'ZPHOTO'")
+                == [[.text("CREATE TABLE ZPHOTO ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZVISITED INTEGER, ZCAPTION VARCHAR )")]])
         #expect(try rows(url, "SELECT count(*) FROM Z_1TAGS") == [[.integer(2)]])
         // Opening again migrates nothing.
         let schema = try rows(url, "SELECT sql FROM sqlite_master ORDER BY name")
@@ -119,5 +121,44 @@ struct MigrationTests {
         var version2 = Self.version1
         version2[1].attributes.append(AttributeDescription(name: "colour", type: .string))
         #expect(throws: StoreError.self) { try StoreCoordinator(url: url, model: ObjectModel(entities: version2), readOnly: true) }
+    }
+    @Test("without a model record (an Apple store), a new parent entity is refused: the rows would have to move tables")
+    func newParentRefused() throws {
+        let (directory, url) = try makeStore()
+        defer { withExtendedLifetime(directory) {} }
+        let connection = try Connection(path: url.path, configuration: .init(journalMode: nil))
+        let data = try #require(try connection.scalar("SELECT Z_PLIST FROM Z_METADATA")?.blobValue)
+        var plist = try #require(try PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any])
+        plist.removeValue(forKey: "VacationsModel")
+        try connection.execute("UPDATE Z_METADATA SET Z_PLIST = ?", [.blob(try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0))])
+        let before = try rows(url, "SELECT sql FROM sqlite_master ORDER BY name")
+        var version2 = Self.version1
+        version2[0].parent = "Item"
+        version2.append(Self.entity("Item", [AttributeDescription(name: "created", type: .date)]))
+        #expect(throws: MigrationError(entity: "Photo", property: nil, reason: "its parent entity changed from none to Item")) {
+            try StoreCoordinator(url: url, model: ObjectModel(entities: version2))
+        }
+        #expect(try rows(url, "SELECT sql FROM sqlite_master ORDER BY name") == before)
+        #expect(try rows(url, "SELECT count(*) FROM ZPHOTO") == [[.integer(2)]])
+    }
+
+    @Test("the plan for the same store and model is the same, statement for statement, every time")
+    func deterministic() throws {
+        let (directory, url) = try makeStore()
+        defer { withExtendedLifetime(directory) {} }
+        var version2 = Self.version1
+        version2.append(Self.entity("Album", [AttributeDescription(name: "title", type: .string)],
+                                    [RelationshipDescription(name: "photos", destination: "Photo", inverse: "album", isToMany: true)]))
+        version2[0].relationships.append(RelationshipDescription(name: "album", destination: "Album", inverse: "photos"))
+        version2[0].attributes.append(AttributeDescription(name: "rank", type: .integer32, isIndexed: true))
+        version2[1].uniquenessConstraints = [["name"]]
+        let model = try ObjectModel(entities: version2)
+        let plans = try (0..<5).map { _ in try StoreMigrationPlan.statements(forStoreAt: url, model: model) }
+        #expect(Set(plans).count == 1)
+        #expect(plans[0].filter { $0.hasPrefix("CREATE") && $0.contains("INDEX") } == [
+            "CREATE INDEX ZPHOTO_ZRANK_INDEX ON ZPHOTO (ZRANK)", "CREATE INDEX ZPHOTO_ZALBUM_INDEX ON ZPHOTO (ZALBUM)",
+            "CREATE UNIQUE INDEX Z_Tag_UNIQUE_name ON ZTAG (ZNAME COLLATE BINARY ASC)",
+            "CREATE INDEX Z_2TAGS_Z_3TAGS_INDEX ON Z_2TAGS (Z_3TAGS, Z_2PHOTOS)",
+        ])
     }
 }

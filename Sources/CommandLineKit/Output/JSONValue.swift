@@ -42,24 +42,23 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// An ISO 8601 UTC timestamp in whole seconds (`2023-04-01T10:15:00Z`), or null: one
-    /// format for every date, which strict decoders (Swift's `.iso8601`, for one) all read.
+    /// format for every date, which strict decoders (Swift's `.iso8601`, for one) all read. A
+    /// date outside the years 0001–9999 (a store's sentinel) is the number of seconds since
+    /// 2001-01-01 it holds, never a wrong date.
     public static func date(_ value: Date?) -> JSONValue {
-        value.map { .string(JSONValue.formatDate($0)) } ?? .null
+        guard let value else { return .null }
+        let seconds = value.timeIntervalSinceReferenceDate
+        guard let text = ISO8601Timestamp.string(secondsSinceReferenceDate: seconds) else {
+            return seconds.isFinite ? .number(seconds) : .null
+        }
+        return .string(text)
     }
 
-    /// Gregorian in UTC, made once: `photos --json` formats four dates a photo.
-    private static let utcCalendar: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        return calendar
-    }()
-
+    /// `2023-04-01T10:15:00Z`, in whole seconds rounded down (a visit at 10:15:00.9 was still at
+    /// 10:15:00); outside the years 0001–9999, the seconds since 2001-01-01 as a number.
     public static func formatDate(_ date: Date) -> String {
-        // Whole seconds, rounded down: a visit at 10:15:00.9 was still at 10:15:00.
-        let seconds = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
-        let parts = utcCalendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: seconds)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
-                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        let seconds = date.timeIntervalSinceReferenceDate
+        return ISO8601Timestamp.string(secondsSinceReferenceDate: seconds) ?? "\(seconds)"
     }
 
     /// The value as JSON text: pretty-printed with two-space indents when `pretty`.

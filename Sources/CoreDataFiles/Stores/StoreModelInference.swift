@@ -15,6 +15,9 @@ public struct InferredStoreModel: Sendable {
     public let columns: [InferredColumn]
     /// Every many-to-many join table, and the relationship pair it became.
     public let joinTables: [InferredJoinTable]
+    /// Core Data's own entities the store keeps rows of (persistent history, CloudKit
+    /// mirroring), outside the model: read from their tables column by column.
+    public let coreDataEntities: [CoreDataEntityTable]
     /// What the model leaves out, one line each (`table ACHANGE`, `entity CHANGE (16001)`).
     public let ignored: [String]
     /// The SQL a migration to this model would run on the store (or why it could not): empty
@@ -65,6 +68,9 @@ public enum ToOneEvidence: String, Sendable, Equatable {
     case data
     /// The model record that stores this framework wrote keep in their metadata.
     case modelRecord
+    /// Its place among the table's columns, after a to-one of the same entity (Core Data puts
+    /// each entity's attributes first), and its values, all keys of one entity of its own table.
+    case columnOrder
 }
 
 /// A join table `Z_<n><NAME>` and the pair of to-many relationships it holds.
@@ -78,6 +84,13 @@ public struct InferredJoinTable: Sendable, Equatable {
     public let destination: String
     public let inverse: String
     public let destinationColumn: String
+    /// `Z_FOK_…` of the source's keys: `inverse` is ordered, in this column's order.
+    public let sourceOrderColumn: String?
+    /// `Z_FOK_…` of the destination's keys: `relationship` is ordered, in this column's order.
+    public let destinationOrderColumn: String?
+
+    /// True for a relationship that is its own inverse (`REFLEXIVE` column).
+    public var isReflexive: Bool { destinationColumn == ObjectModel.JoinTable.reflexiveColumn }
 }
 
 /// Infers a model from a Core Data store alone, for when no model file is at hand.
@@ -128,6 +141,8 @@ struct Inference {
     /// The entities the model holds: `Z_PRIMARYKEY` rows numbered 1, 2, 3… without a gap.
     let entries: [StoreCatalog.Entry]
     let naming: PropertyNaming
+    /// Names the store's schema spells (constraints, indexes, triggers).
+    let evidence: StoreNameEvidence
     /// The model record of a store this framework wrote; nil for Apple-made stores.
     let record: ModelRecord?
     var ignored: [String] = []
@@ -138,6 +153,8 @@ struct Inference {
         var role: InferredColumn.Role
         var entityColumn: String?
         var isIndexed: Bool
+        /// The name with the column's clash number, for when the name without it is taken.
+        var fallbackName: String?
     }
 
     init(connection: Connection) throws {
@@ -154,7 +171,12 @@ struct Inference {
         }
         self.entries = entries
         ignored = skipped
-        naming = PropertyNaming(entityNames: entries.map(\.name))
+        evidence = try StoreNameEvidence(connection: connection, catalog: catalog, entityNames: catalog.entries.map(\.name))
+        // Property names often hold other properties' names (amount, saleAmount): every column
+        // name of the store is a word for spelling the others.
+        let columnWords = catalog.tables.values.flatMap { $0.map(\.name) }
+            .filter { $0.hasPrefix("Z") && !$0.hasPrefix("Z_") && $0.count > 4 }.map { String($0.dropFirst()).withoutTrailingDigits }
+        naming = PropertyNaming(entityNames: entries.map(\.name), extraWords: evidence.words, columnWords: columnWords)
         record = try Self.readRecord(connection)
         try checkEntries()
     }
@@ -219,8 +241,14 @@ struct Inference {
             let table = StoreCatalog.tableName(ofRoot: root.name)
             tables.insert(table)
             let properties = try inferProperties(ofTable: table, root: root.number)
-            for (owner, property) in properties {
+            var taken: [Int: Set<String>] = [:]
+            for (owner, var property) in properties {
                 let ownerName = entries[owner - 1].name
+                let family = entries.map(\.number).filter { chain($0).contains(owner) || chain(owner).contains($0) }
+                if let fallback = property.fallbackName, family.contains(where: { taken[$0, default: []].contains(property.name) }) {
+                    property.name = fallback
+                }
+                taken[owner, default: []].insert(property.name)
                 switch property.role {
                 case .attribute(let type):
                     descriptions[owner - 1].attributes.append(AttributeDescription(name: property.name, type: type, isIndexed: property.isIndexed))
@@ -242,14 +270,22 @@ struct Inference {
         for join in joinTables {
             guard let source = entries.first(where: { $0.name == join.entity }),
                   let destination = entries.first(where: { $0.name == join.destination }) else { continue }
-            descriptions[source.number - 1].relationships.append(RelationshipDescription(
-                name: join.relationship, destination: join.destination, inverse: join.inverse, isToMany: true))
-            descriptions[destination.number - 1].relationships.append(RelationshipDescription(
-                name: join.inverse, destination: join.entity, inverse: join.relationship, isToMany: true))
+            var relationship = RelationshipDescription(name: join.relationship, destination: join.destination, inverse: join.inverse,
+                                                       isToMany: true, isOrdered: join.destinationOrderColumn != nil)
+            relationship.storedJoinTable = .init(name: join.table, sourceColumn: join.sourceColumn, destinationColumn: join.destinationColumn)
+            descriptions[source.number - 1].relationships.append(relationship)
+            if !join.isReflexive {
+                descriptions[destination.number - 1].relationships.append(RelationshipDescription(
+                    name: join.inverse, destination: join.entity, inverse: join.relationship, isToMany: true,
+                    isOrdered: join.sourceOrderColumn != nil))
+            }
             tables.insert(join.table)
         }
         addUniquenessConstraints(to: &descriptions, columns: &columns)
         addRecordedToManys(to: &descriptions)
+        let coreDataEntities = inferCoreDataEntities()
+        tables.formUnion(coreDataEntities.map(\.table))
+        ignored.removeAll { line in coreDataEntities.contains { line.hasPrefix("entity \($0.name) (\($0.number)):") } }
         for table in catalog.tables.keys.sorted() where !tables.contains(table)
             && !["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"].contains(table) && !table.hasPrefix("sqlite_") {
             ignored.append("table \(table)")
@@ -264,7 +300,7 @@ struct Inference {
             throw StoreError("the store numbers entity \(entry.name) \(entry.number), but Core Data's rule numbers it "
                 + "\(model.entity(named: entry.name)?.number ?? 0): the store cannot be read by entity number")
         }
-        return InferredStoreModel(model: model, columns: columns, joinTables: joinTables, ignored: ignored,
+        return InferredStoreModel(model: model, columns: columns, joinTables: joinTables, coreDataEntities: coreDataEntities, ignored: ignored,
                                   schemaDifferences: schemaDifferences(for: model))
     }
 
@@ -291,6 +327,7 @@ struct Inference {
         let hierarchy = Set(entries.map(\.number).filter { chain($0).first == root })
         let propertyColumns = columns.filter { !["Z_PK", "Z_ENT", "Z_OPT"].contains($0.name) }
         let presence = try entitiesWithValues(in: table, columns: propertyColumns.map(\.name), hierarchy: hierarchy)
+        let flags = try flagColumns(in: table, columns: propertyColumns.filter { $0.type == "INTEGER" }.map(\.name))
         // `Z<n>_<NAME>` next to `Z<NAME>`: the entity column of a to-one.
         var entityColumns: [String: (column: String, destination: Int)] = [:]
         for column in propertyColumns {
@@ -299,17 +336,30 @@ struct Inference {
         }
         let companions = Set(entityColumns.values.map(\.column))
         var result: [(Int, Property)] = []
+        var ordered: [OrderedColumn] = []
         for column in propertyColumns where !companions.contains(column.name) {
             guard column.name.count > 1, column.name.hasPrefix("Z"), !column.name.hasPrefix("Z_") else {
-                ignored.append("column \(table).\(column.name): not a Core Data property column")
+                if column.name.hasPrefix("Z_FOK_") {
+                    // The order of an ordered to-many whose name the store does not keep: the inverse of this to-one.
+                    ignored.append("column \(table).\(column.name): the order of the ordered to-many inverse to Z\(column.name.dropFirst(6)), which the store does not name")
+                } else {
+                    ignored.append("column \(table).\(column.name): not a Core Data property column")
+                }
                 continue
             }
             let base = String(column.name.dropFirst())
-            let name = naming.propertyName(forColumnBase: base)
+            let hint: PropertyNaming.Hint = flags.contains(column.name) ? .boolean : column.type == "TIMESTAMP" ? .timestamp : .none
+            // Core Data numbers a column whose name another entity of the table took (ZACCOUNT1):
+            // the property is named without the number, unless that clashes (see `run`).
+            let clashFreeBase = base.withoutTrailingDigits
+            let numbered = clashFreeBase != base && names.contains("Z" + clashFreeBase)
+            let exact = evidence.exactNames[table]?[column.name]
+            let name = exact ?? naming.propertyName(forColumnBase: numbered ? clashFreeBase : base, hint: hint)
             let isIndexed = catalog.hasColumnIndex(table: table, column: column.name)
             var owners = presence[column.name] ?? []
             var property = Property(name: name, column: column.name, role: .attribute(Self.attributeType(forColumnType: column.type)),
                                     entityColumn: nil, isIndexed: false)
+            if numbered && exact == nil { property.fallbackName = naming.propertyName(forColumnBase: base, hint: hint) }
             if column.type == "INTEGER", let companion = entityColumns[column.name], entry(companion.destination) != nil {
                 property.role = .toOne(destination: entries[companion.destination - 1].name, evidence: .entityColumn)
                 property.entityColumn = companion.column
@@ -320,16 +370,54 @@ struct Inference {
             } else {
                 property.isIndexed = isIndexed
             }
+            var isRecorded = false
             if let recorded = applyRecord(to: property, columnType: column.type, hierarchy: hierarchy, companion: entityColumns[column.name]?.column) {
                 property = recorded.property
                 owners = [recorded.owner]
+                isRecorded = true
             }
             if let companion = entityColumns[column.name], property.entityColumn == nil {
                 ignored.append("column \(table).\(companion.column): names no entity")
             }
-            result.append((commonAncestor(of: owners) ?? root, property))
+            let owner = commonAncestor(of: owners) ?? root
+            result.append((owner, property))
+            // The data bounds the declaring entity from below (an ancestor of every row with a
+            // value); the column's place in the table narrows it down.
+            let clashFree = base.withoutTrailingDigits
+            let sortName = names.contains("Z" + clashFree) && clashFree != base ? clashFree : base
+            let candidates = isRecorded ? [owner] : owners.isEmpty ? hierarchy.sorted() : chain(owner)
+            ordered.append(OrderedColumn(group: Self.columnGroup(of: property.role), isRelationship: property.role.isToOne,
+                                         name: sortName, candidates: candidates, preferred: owner))
+        }
+        // Each entity's attributes come before its relationships: an indexed integer "attribute"
+        // that only entities up to an earlier to-one's could declare is a to-one itself.
+        for index in ordered.indices where ordered[index].group == 0 && !ordered[index].isRelationship
+            && ordered[index].candidates.count >= 1 && catalog.hasColumnIndex(table: table, column: result[index].1.column) {
+            let latest = ordered[index].candidates.max() ?? 0
+            let follows = ordered[..<index].contains { $0.group == 0 && $0.isRelationship && ($0.candidates.min() ?? 0) >= latest }
+            guard follows, let destination = try selfReferenceDestination(table: table, column: result[index].1.column, hierarchy: hierarchy) else { continue }
+            ordered[index].isRelationship = true
+            result[index].1.role = .toOne(destination: entries[destination - 1].name, evidence: .columnOrder)
+            result[index].1.isIndexed = false
+        }
+        if let owners = Self.ownersInColumnOrder(ordered) {
+            for index in result.indices { result[index].0 = owners[index] }
         }
         return result
+    }
+
+    /// The integer columns that hold values, all 0 or 1 — Booleans, most likely — and the empty
+    /// ones named as flags are; in one query.
+    private func flagColumns(in table: String, columns: [String]) throws -> Set<String> {
+        guard !columns.isEmpty else { return [] }
+        let tests = columns.map { "count(\(quoteIdentifier($0))), count(CASE WHEN \(quoteIdentifier($0)) NOT IN (0, 1) THEN 1 END)" }
+        let statement = try connection.prepare("SELECT " + tests.joined(separator: ", ") + " FROM \(quoteIdentifier(table))")
+        guard try statement.step() else { return [] }
+        // A column without values may be a flag too, but only its name can say so (IS…, HAS…).
+        return Set(columns.enumerated().filter { offset, column in
+            statement.int(at: 2 * offset + 1) == 0
+                && (statement.int(at: 2 * offset) > 0 || ["ZIS", "ZHAS"].contains { column.hasPrefix($0) })
+        }.map(\.element))
     }
 
     /// For each column, the entities whose rows hold a value in it; in one query per table.
@@ -386,8 +474,12 @@ struct Inference {
     /// attributes must then be visible to it: each moves up to the nearest common ancestor.
     private func addUniquenessConstraints(to descriptions: inout [EntityDescription], columns: inout [InferredColumn]) {
         for index in catalog.indexes.values.sorted(by: { $0.name < $1.name }) where index.isUnique {
-            let owners = entries.filter { index.name.hasPrefix("Z_\($0.name.uppercased())_UNIQUE_") && chain($0.number).first.map {
-                StoreCatalog.tableName(ofRoot: entries[$0 - 1].name) } == index.table }
+            // Core Data spells the entity as the model does (`Z_Car_UNIQUE_…`); stores this
+            // framework wrote before spelled it in capitals.
+            let owners = entries.filter { entry in
+                [entry.name, entry.name.uppercased()].contains { index.name.hasPrefix("Z_\($0)_UNIQUE_") }
+                    && chain(entry.number).first.map { StoreCatalog.tableName(ofRoot: entries[$0 - 1].name) } == index.table
+            }
             guard let owner = owners.max(by: { $0.name.count < $1.name.count }) else { continue }
             let properties = index.columns.compactMap { column in
                 columns.first { $0.table == index.table && $0.column == column }

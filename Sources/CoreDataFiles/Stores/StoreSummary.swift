@@ -65,7 +65,9 @@ public struct StoreSummary: Sendable {
         var counts: [String: [Int: Int]] = [:]
         var result: [EntityRows] = []
         for entry in catalog.entries {
-            let table = StoreCatalog.tableName(ofRoot: root(of: entry).name)
+            // Core Data's own entities (history, CloudKit; numbered from 16001) live in `A<NAME>`.
+            let rootName = root(of: entry).name
+            let table = entry.number >= 16000 ? CoreDataEntityTable.tableName(rootName) : StoreCatalog.tableName(ofRoot: rootName)
             if counts[table] == nil, catalog.tables[table]?.contains(where: { $0.name == "Z_ENT" }) == true {
                 let rows = try connection.rows("SELECT Z_ENT, count(*) FROM \(quoteIdentifier(table)) GROUP BY Z_ENT") {
                     ($0.int(at: 0), $0.int(at: 1))

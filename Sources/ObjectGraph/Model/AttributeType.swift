@@ -29,7 +29,10 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Core Data orders a table's columns by these groups, then by entity, then by name.
+    /// Core Data orders a table's columns by these groups, then by entity, then by name. Blobs
+    /// split by type as URIs follow strings: a UUID comes before a transformable value
+    /// (CoreDataPlus's `SampleModel2` store: `ZUNIQUEID BLOB, ZCOVER BLOB`), in the order of
+    /// Core Data's attribute type codes (binary 1000, UUID 1100, transformable 1800).
     var columnGroup: Int {
         switch self {
         case .boolean, .integer16, .integer32, .integer64: 0
@@ -37,7 +40,9 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         case .decimal: 2
         case .string: 3
         case .uri: 4
-        case .binary, .transformable, .uuid, .undefined, .objectID, .composite: 5
+        case .binary, .undefined, .objectID, .composite: 5
+        case .uuid: 6
+        case .transformable: 7
         }
     }
 

@@ -143,9 +143,29 @@ package struct ColumnLayout {
             usedJoinColumns.insert(candidate)
             return candidate
         }
+        // Join tables a store already has, as it names them.
+        for name in order {
+            guard let description = byName[name], let ownNumber = number[name] else { continue }
+            for relationship in description.relationships where relationship.isToMany {
+                guard let layout = relationship.storedJoinTable, let inverseName = relationship.inverse,
+                      let inverse = ColumnLayout.declaredRelationship(inverseName, from: relationship.destination, byName: byName, chains: chains),
+                      let otherNumber = number[inverse.declaringEntity], joinTableByKey[Key(ownNumber, relationship.name)] == nil else { continue }
+                let table = ObjectModel.JoinTable(name: layout.name, sourceColumn: layout.sourceColumn,
+                                                  destinationColumn: layout.destinationColumn, sourceEntity: ownNumber,
+                                                  relationship: relationship.name)
+                usedJoinColumns.formUnion([layout.sourceColumn, layout.destinationColumn])
+                joinTables.append(table)
+                joinTableByKey[Key(ownNumber, relationship.name)] = table
+                guard !(ownNumber == otherNumber && relationship.name == inverseName) else { continue }
+                joinTableByKey[Key(otherNumber, inverseName)] = ObjectModel.JoinTable(
+                    name: table.name, sourceColumn: table.destinationColumn, destinationColumn: table.sourceColumn,
+                    sourceEntity: otherNumber, relationship: inverseName)
+            }
+        }
         for name in order {
             guard let description = byName[name], let ownNumber = number[name] else { continue }
             for relationship in description.relationships.sorted(by: { $0.name < $1.name }) where relationship.isToMany {
+                guard joinTableByKey[Key(ownNumber, relationship.name)] == nil else { continue }
                 guard let inverseName = relationship.inverse,
                       let inverse = ColumnLayout.declaredRelationship(inverseName, from: relationship.destination, byName: byName, chains: chains),
                       inverse.relationship.isToMany,
@@ -158,10 +178,12 @@ package struct ColumnLayout {
                 let table = ObjectModel.JoinTable(
                     name: "Z_\(ownNumber)" + relationship.name.uppercased(),
                     sourceColumn: claimJoinColumn("Z_\(ownNumber)" + inverseName.uppercased()),
-                    destinationColumn: isReflexive ? "REFLEXIVE" : claimJoinColumn("Z_\(otherNumber)" + relationship.name.uppercased()),
+                    destinationColumn: isReflexive ? ObjectModel.JoinTable.reflexiveColumn
+                        : claimJoinColumn("Z_\(otherNumber)" + relationship.name.uppercased()),
                     sourceEntity: ownNumber, relationship: relationship.name)
                 joinTables.append(table)
                 joinTableByKey[Key(ownNumber, relationship.name)] = table
+                if isReflexive { continue }
                 joinTableByKey[Key(otherNumber, inverseName)] = ObjectModel.JoinTable(
                     name: table.name, sourceColumn: table.destinationColumn, destinationColumn: table.sourceColumn,
                     sourceEntity: otherNumber, relationship: inverseName)

@@ -56,6 +56,18 @@ public enum CoreDataVersionHash {
         return Data(hasher.finalize())
     }
 
+    /// `NSStoreModelVersionChecksumKey`: SHA-256 over the entities' hashes in name order (the
+    /// names themselves left out), written base64-encoded by the newest Core Data.
+    ///
+    /// Verified on CoreDataPlus's `SampleModel2_V1.sqlite` and `SampleModel2_V2.sqlite`.
+    public static func hashesChecksum(_ hashes: [String: Data]) -> Data {
+        var hasher = SHA256()
+        for name in hashes.keys.sorted(by: utf16Precedes) {
+            if let hash = hashes[name] { hasher.update(hash) }
+        }
+        return Data(hasher.finalize())
+    }
+
     /// The version hash of a property's common part: name, flags, modifier.
     public static func propertyHash(name: String, isOptional: Bool, isTransient: Bool,
                                     isReadOnly: Bool = false, versionHashModifier: String?) -> Data {

@@ -113,6 +113,9 @@ public final class Entity: Sendable, CustomStringConvertible {
     public let toManyCount: Int
     /// Uniqueness constraints as attribute slots.
     public let uniquenessConstraints: [[Int]]
+    /// The fetch indexes this entity declares (not its ancestors'), resolved to its table's
+    /// columns as the store keeps them (`Z_<Entity>_<name>`).
+    public let storedFetchIndexes: [FetchIndex]
     /// The table of this entity's hierarchy (`Z` + the root entity's name in capitals).
     public let table: String
     public let renamingIdentifier: String?
@@ -141,7 +144,8 @@ public final class Entity: Sendable, CustomStringConvertible {
          hierarchy: [Int], attributes: [EntityAttribute], relationships: [EntityRelationship],
          uniquenessConstraints: [[Int]], table: String, renamingIdentifier: String?, versionHash: Data,
          objectClass: ManagedObject.Type, wrapperTargets: [WrapperTarget],
-         composites: [EntityComposite] = [], fetchIndexes: [FetchIndexDescription] = []) {
+         composites: [EntityComposite] = [], fetchIndexes: [FetchIndexDescription] = [],
+         storedFetchIndexes: [FetchIndex] = []) {
         self.name = name
         self.number = number
         self.isAbstract = isAbstract
@@ -159,6 +163,7 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.nullValues = Array(repeating: .null, count: attributes.count)
         self.nilToOne = Array(repeating: nil, count: toOneCount)
         self.uniquenessConstraints = uniquenessConstraints
+        self.storedFetchIndexes = storedFetchIndexes
         self.table = table
         self.renamingIdentifier = renamingIdentifier
         self.versionHash = versionHash

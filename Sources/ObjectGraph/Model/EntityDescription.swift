@@ -101,6 +101,9 @@ public struct RelationshipDescription: Sendable, Equatable {
     public var renamingIdentifier: String?
     /// Core Data's `versionHashModifier`.
     public var versionHashModifier: String?
+    /// For a many-to-many read from an existing store: its join table as the store names it,
+    /// with this side's keys in `sourceColumn`. Nil: the table Core Data's rules name.
+    public var storedJoinTable: ObjectModel.JoinTable.Layout?
 
     public init(name: String, destination: String, inverse: String?, isToMany: Bool = false,
                 isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
@@ -117,6 +120,7 @@ public struct RelationshipDescription: Sendable, Equatable {
         self.maxCount = maxCount
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier
+        self.storedJoinTable = nil
     }
 }
 

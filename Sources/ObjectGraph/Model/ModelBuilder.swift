@@ -128,11 +128,14 @@ struct ModelBuilder {
                 name: name, number: entityNumber, isAbstract: description.isAbstract,
                 parent: description.parent.flatMap { number[$0] }, root: root, subentities: subentities,
                 hierarchy: hierarchy, attributes: resolvedAttributes, relationships: resolvedRelationships,
-                uniquenessConstraints: constraints, table: ColumnLayout.tableName(chain.first ?? name),
+                uniquenessConstraints: constraints,
+                table: ColumnLayout.tableName(chain.first ?? name),
                 renamingIdentifier: description.renamingIdentifier,
                 versionHash: hashes[name] ?? Data(),
                 objectClass: description.objectClass, wrapperTargets: wrapperTargets,
-                composites: composites[name, default: []], fetchIndexes: description.fetchIndexes))
+                composites: composites[name, default: []], fetchIndexes: description.fetchIndexes,
+                storedFetchIndexes: try FetchIndex.resolve(named: description.fetchIndexes, unnamed: description.indexes, entity: name,
+                                                           attributes: resolvedAttributes, relationships: resolvedRelationships)))
         }
         func position(_ key: ObjectModel.HiddenKey) -> Int {
             columns.tableColumns[key.table]?.firstIndex { $0.name == key.column } ?? 0

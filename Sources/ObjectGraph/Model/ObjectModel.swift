@@ -32,6 +32,23 @@ public final class ObjectModel: Sendable {
         public let destinationColumn: String
         public let sourceEntity: Int
         public let relationship: String
+
+        /// A join table's names, as a store has them.
+        public struct Layout: Sendable, Equatable {
+            public var name: String
+            public var sourceColumn: String
+            public var destinationColumn: String
+
+            public init(name: String, sourceColumn: String, destinationColumn: String) {
+                self.name = name
+                self.sourceColumn = sourceColumn
+                self.destinationColumn = destinationColumn
+            }
+        }
+
+        /// The destination column of a relationship that is its own inverse (Core Data's
+        /// `Z_45MERGECANDIDATES (Z_45MERGECANDIDATES, REFLEXIVE)`): each pair is kept both ways.
+        public static let reflexiveColumn = "REFLEXIVE"
     }
 
     /// The column Core Data adds to a destination's table for a to-many relationship without an

@@ -18,17 +18,36 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable, Equatabl
     }
 }
 
-/// Compares a store's tables (and the model recorded in its metadata, when there is one) with
-/// a model, and plans the lightweight migration between them: new entities, attributes (with
-/// defaults for existing rows) and relationships, removed attributes, renames through renaming
-/// identifiers, and Core Data's entity renumbering. Anything else is a `MigrationError`.
+/// Compares a store's schema (and the model recorded in its metadata, when there is one) with a
+/// model, and plans the lightweight migration that leaves the store exactly as Core Data's own
+/// migration would: tables rebuilt with the model's columns in Core Data's order (added
+/// attributes filled with their defaults, removed ones dropped, renamed ones keeping their data
+/// through renaming identifiers), entities renumbered in rows, entity columns, join tables and
+/// `Z_PRIMARYKEY` (whose names Core Data leaves as they were), and indexes named and spelled as
+/// Core Data writes them. Anything else is a `MigrationError`.
+///
+/// The plan is a list of statements in a fixed order (indexes dropped; tables rebuilt in entity
+/// order, then join tables; tables of removed entities dropped; history renumbered; indexes and
+/// triggers created; keys), so the same store and model always give the same plan.
 struct MigrationPlanner {
     let connection: Connection
     let model: ObjectModel
 
     struct Plan {
-        var statements: [(sql: String, values: [SQLiteValue])] = []
+        /// `data` statements change tables, rows or keys; `schema` ones only index definitions or
+        /// a table's `CREATE` text, which reading does not depend on.
+        enum Kind { case data, schema }
+
+        struct Statement {
+            let sql: String
+            let values: [SQLiteValue]
+            let kind: Kind
+        }
+
+        var statements: [Statement] = []
         var isEmpty: Bool { statements.isEmpty }
+        /// True when reading the store with the model needs the plan applied first.
+        var changesData: Bool { statements.contains { $0.kind == .data } }
 
         func apply(to connection: Connection) throws {
             for statement in statements {
@@ -36,86 +55,96 @@ struct MigrationPlanner {
             }
         }
 
-        mutating func add(_ sql: String, _ values: [SQLiteValue] = []) { statements.append((sql, values)) }
+        mutating func add(_ sql: String, _ values: [SQLiteValue] = [], kind: Kind = .data) {
+            statements.append(Statement(sql: sql, values: values, kind: kind))
+        }
+    }
+
+    /// Which stored entity each model entity continues, and how numbers move.
+    struct EntityMapping {
+        /// New entity number → the stored row it continues.
+        var previous: [Int: StoredSchema.EntityRow] = [:]
+        /// Old number → new number, for every continued entity.
+        var numbers: [Int: Int] = [:]
+        /// Old numbers of stored entities the model no longer has.
+        var removed: [Int] = []
+
+        /// Old → new for the entities whose number changes, in old-number order.
+        var renumbered: [(old: Int, new: Int)] {
+            numbers.filter { $0.key != $0.value }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+
+        /// The stored numbers of the entities numbered `numbers` in the model (new ones have none).
+        func oldNumbers(of numbers: [Int]) -> [Int] { numbers.compactMap { previous[$0]?.number }.sorted() }
+
+        /// `CASE column WHEN old THEN new … ELSE column END`, or the column when nothing moves.
+        func renumbering(_ column: String) -> String {
+            let moves = renumbered
+            guard !moves.isEmpty else { return column }
+            return "CASE \(column) " + moves.map { "WHEN \($0.old) THEN \($0.new) " }.joined() + "ELSE \(column) END"
+        }
     }
 
     func plan() throws -> Plan {
-        var plan = Plan()
-        let metadata = try StoreMetadata.readIfPresent(connection)
         // Core Data's rule: a store whose recorded version hashes are the model's is compatible
         // with it, whatever our layout rules would write (ordered relationships' order columns,
         // index names…). A store Apple's Core Data made is then opened as it is; stores this
         // framework wrote (they carry our model record) are still brought to our layout.
-        if let metadata, metadata.modelRecord == nil, !metadata.versionHashes.isEmpty,
-           metadata.versionHashes == model.versionHashes {
-            return plan
+        if let metadata = try StoreMetadata.readIfPresent(connection), metadata.modelRecord == nil,
+           !metadata.versionHashes.isEmpty, metadata.versionHashes == model.versionHashes {
+            return Plan()
         }
-        let schema = StoreSchema(model: model)
-        let recorded = metadata?.modelRecord
-        let oldNumbers = try storedEntityNumbers()
-        var renumber: [Int: Int] = [:]
-        for entity in model.entities {
-            let oldName = oldNumbers[entity.name] != nil ? entity.name : entity.renamingIdentifier
-            if let old = oldName.flatMap({ oldNumbers[$0] }), old != entity.number { renumber[old] = entity.number }
-            try checkDeclarations(of: entity, recorded: recorded)
-        }
-        let existingTables = try tables()
-        var keptTables: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
-
-        for root in model.rootEntities {
-            let table = root.table
-            keptTables.insert(table)
-            let oldTable = root.renamingIdentifier.map { ColumnLayout.tableName($0) }
-            if !existingTables.contains(table), let oldTable, existingTables.contains(oldTable) {
-                plan.add("ALTER TABLE \(oldTable) RENAME TO \(table)")
-            } else if !existingTables.contains(table) && !(oldTable.map(existingTables.contains) ?? false) {
-                plan.add(schema.createTableSQL(table))
-                continue
-            }
-            let sourceTable = existingTables.contains(table) ? table : (oldTable ?? table)
-            try planColumns(of: table, existing: try columns(of: sourceTable), plan: &plan, renumber: renumber)
-            if !renumber.isEmpty {
-                let cases = renumber.map { "WHEN \($0.key) THEN \($0.value)" }.joined(separator: " ")
-                plan.add("UPDATE \(table) SET Z_ENT = CASE Z_ENT \(cases) ELSE Z_ENT END")
-                for entity in model.entities where entity.table == table {
-                    for relationship in entity.relationships where relationship.declaringEntity == entity.number {
-                        guard case .foreignKey(_, let entityColumn?) = relationship.storage else { continue }
-                        plan.add("UPDATE \(table) SET \(entityColumn) = CASE \(entityColumn) \(cases) ELSE \(entityColumn) END")
-                    }
-                }
-            }
-        }
-        for joinTable in model.joinTables {
-            keptTables.insert(joinTable.name)
-            if existingTables.contains(joinTable.name) { continue }
-            if let old = try oldJoinTable(for: joinTable, renumber: renumber, existing: existingTables) {
-                plan.add("ALTER TABLE \(old.name) RENAME TO \(joinTable.name)")
-                if old.source != joinTable.sourceColumn {
-                    plan.add("ALTER TABLE \(joinTable.name) RENAME COLUMN \(old.source) TO \(joinTable.sourceColumn)")
-                }
-                if old.destination != joinTable.destinationColumn {
-                    plan.add("ALTER TABLE \(joinTable.name) RENAME COLUMN \(old.destination) TO \(joinTable.destinationColumn)")
-                }
-                keptTables.insert(old.name)
-            } else {
-                plan.add(schema.createJoinTableSQL(joinTable))
-            }
-        }
-        for table in existingTables where !keptTables.contains(table) && table.hasPrefix("Z") && !table.hasPrefix("sqlite_") {
-            plan.add("DROP TABLE \(table)")
-        }
-        try planIndexes(schema: schema, plan: &plan)
-        let numbersChanged = try storedEntityNumbers() != Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, $0.number) })
-        if !plan.isEmpty || !renumber.isEmpty || numbersChanged {
-            try planPrimaryKeys(oldNumbers: oldNumbers, plan: &plan)
-        }
-        return plan
+        let stored = try StoredSchema(connection: connection)
+        let mapping = try mapEntities(stored)
+        try checkDeclarations(mapping: mapping, stored: stored)
+        var work = PlanWork(planner: self, stored: stored, mapping: mapping)
+        try work.planTables()
+        try work.planJoinTables()
+        work.planDroppedTables()
+        work.planHistoryRenumbering()
+        work.planIndexesAndTriggers()
+        work.planPrimaryKeys()
+        return work.result()
     }
 
-    // MARK: Declarations
+    // MARK: Entities
 
-    private func checkDeclarations(of entity: Entity, recorded: ModelRecord?) throws {
-        guard let recorded else { return }
+    /// Pairs each model entity with the stored entity of its name, or of its renaming identifier.
+    private func mapEntities(_ stored: StoredSchema) throws -> EntityMapping {
+        var mapping = EntityMapping()
+        var claimed: Set<Int> = []
+        for entity in model.entities {
+            let row = stored.entity(named: entity.name).flatMap { claimed.contains($0.number) ? nil : $0 }
+                ?? entity.renamingIdentifier.flatMap { stored.entity(named: $0) }.flatMap { claimed.contains($0.number) ? nil : $0 }
+            guard let row else { continue }
+            claimed.insert(row.number)
+            mapping.previous[entity.number] = row
+            mapping.numbers[row.number] = entity.number
+        }
+        mapping.removed = stored.entities.map(\.number).filter { !claimed.contains($0) }
+        return mapping
+    }
+
+    /// Refuses what a lightweight migration cannot do: a changed parent, and — where the store
+    /// carries our model record — a changed attribute type or relationship kind.
+    private func checkDeclarations(mapping: EntityMapping, stored: StoredSchema) throws {
+        let recorded = try StoreMetadata.readIfPresent(connection)?.modelRecord
+        for entity in model.entities {
+            if let row = mapping.previous[entity.number] {
+                // A new parent counts as a change too: the entity's rows would have to move tables.
+                let oldParent = row.parent == 0 ? nil : row.parent
+                let newParentsOldNumber = entity.parent.flatMap { mapping.previous[$0]?.number }
+                if (oldParent == nil) != (entity.parent == nil) || (entity.parent != nil && newParentsOldNumber != oldParent) {
+                    let oldName = oldParent.flatMap { stored.entity(number: $0) }.map { $0.currentName ?? $0.name }
+                    throw MigrationError(entity: entity.name, property: nil,
+                                         reason: "its parent entity changed from \(oldName ?? "none") to \(entity.parent.map { model[$0].name } ?? "none")")
+                }
+            }
+            if let recorded { try checkRecordedDeclarations(of: entity, recorded: recorded) }
+        }
+    }
+
+    private func checkRecordedDeclarations(of entity: Entity, recorded: ModelRecord) throws {
         let oldEntityName = recorded.entities[entity.name] != nil ? entity.name : entity.renamingIdentifier
         guard let oldEntityName, let old = recorded.entities[oldEntityName] else { return }
         let parentName = entity.parent.map { model[$0].name }
@@ -139,164 +168,6 @@ struct MigrationPlanner {
                 throw MigrationError(entity: entity.name, property: relationship.name,
                                      reason: "it changed from \(previous.kind) to \(kind)")
             }
-        }
-    }
-
-    // MARK: Columns
-
-    private func planColumns(of table: String, existing: [(name: String, type: String)], plan: inout Plan,
-                             renumber: [Int: Int]) throws {
-        var present = Dictionary(existing.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
-        let expected = model.columns(ofTable: table)
-        let expectedNames = Set(expected.map(\.name))
-        let entities = model.entities.filter { $0.table == table }
-        for column in expected where present[column.name] == nil {
-            // A renamed property, or an entity column whose number changed, keeps its data.
-            if let old = renamedColumn(for: column.name, entities: entities, renumber: renumber),
-               present[old] != nil, !expectedNames.contains(old) {
-                plan.add("ALTER TABLE \(table) RENAME COLUMN \(old) TO \(column.name)")
-                present[column.name] = present.removeValue(forKey: old)
-                continue
-            }
-            plan.add("ALTER TABLE \(table) ADD COLUMN \(column.name) \(column.type)")
-            present[column.name] = column.type
-            try fillDefault(for: column.name, table: table, entities: entities, plan: &plan)
-        }
-        for column in expected {
-            if let type = present[column.name], type.uppercased() != column.type, !type.isEmpty {
-                let owner = owner(of: column.name, entities: entities)
-                throw MigrationError(entity: owner.entity, property: owner.property,
-                                     reason: "its column \(column.name) is \(type) in the store but \(column.type) in the model")
-            }
-        }
-        for (name, _) in present where !expectedNames.contains(name) && !["Z_PK", "Z_ENT", "Z_OPT"].contains(name) {
-            for index in try indexes(on: table) where index.columns.contains(name) {
-                plan.add("DROP INDEX IF EXISTS \(index.name)")
-            }
-            plan.add("ALTER TABLE \(table) DROP COLUMN \(name)")
-        }
-    }
-
-    private func renamedColumn(for column: String, entities: [Entity], renumber: [Int: Int]) -> String? {
-        // A to-many without an inverse names its hidden key by its entity's number and its name.
-        for hidden in model.hiddenKeys where hidden.column == column && hidden.table == entities.first?.table {
-            let oldNumber = renumber.first(where: { $0.value == hidden.sourceEntity })?.key ?? hidden.sourceEntity
-            let declaration = model[hidden.sourceEntity].relationship(named: hidden.relationship)?.declaration
-            let old = "Z\(oldNumber)" + (declaration?.renamingIdentifier ?? hidden.relationship).uppercased()
-            if old != column { return old }
-        }
-        for entity in entities {
-            for attribute in entity.attributes where attribute.column == column && attribute.declaringEntity == entity.number {
-                if let old = attribute.declaration.renamingIdentifier { return "Z" + old.uppercased() }
-            }
-            for relationship in entity.relationships where relationship.declaringEntity == entity.number {
-                guard case .foreignKey(let key, let entityColumn) = relationship.storage else { continue }
-                if key == column, let old = relationship.declaration.renamingIdentifier { return "Z" + old.uppercased() }
-                if entityColumn == column, let oldNumber = renumber.first(where: { $0.value == relationship.destination })?.key {
-                    let name = relationship.declaration.renamingIdentifier ?? relationship.name
-                    return "Z\(oldNumber)_" + name.uppercased()
-                }
-            }
-        }
-        return nil
-    }
-
-    private func owner(of column: String, entities: [Entity]) -> (entity: String, property: String?) {
-        for entity in entities {
-            if let attribute = entity.attributes.first(where: { $0.column == column && $0.declaringEntity == entity.number }) {
-                return (entity.name, attribute.name)
-            }
-            for relationship in entity.relationships where relationship.declaringEntity == entity.number {
-                if case .foreignKey(let key, let entityColumn) = relationship.storage, key == column || entityColumn == column {
-                    return (entity.name, relationship.name)
-                }
-            }
-        }
-        return (entities.first?.name ?? column, nil)
-    }
-
-    /// A new attribute column gets the attribute's default in every existing row of its entity;
-    /// a required attribute without a default cannot be added to a table that has such rows.
-    private func fillDefault(for column: String, table: String, entities: [Entity], plan: inout Plan) throws {
-        for entity in entities {
-            guard let attribute = entity.attributes.first(where: { $0.column == column && $0.declaringEntity == entity.number }) else { continue }
-            let numbers = entity.hierarchy.map(String.init).joined(separator: ", ")
-            if let value = attribute.declaration.defaultValue {
-                plan.add("UPDATE \(table) SET \(column) = ? WHERE Z_ENT IN (\(numbers))", [value])
-            } else if !attribute.declaration.isOptional {
-                let rows = try connection.scalar("SELECT count(*) FROM \(table) WHERE Z_ENT IN (\(numbers))")?.integerValue ?? 0
-                if rows > 0 {
-                    throw MigrationError(entity: entity.name, property: attribute.name,
-                                         reason: "it is required and has no default, and \(rows) existing rows would have no value")
-                }
-            }
-        }
-    }
-
-    // MARK: Join tables, indexes, keys
-
-    private func oldJoinTable(for joinTable: ObjectModel.JoinTable, renumber: [Int: Int],
-                              existing: Set<String>) throws -> (name: String, source: String, destination: String)? {
-        guard let oldSource = renumber.first(where: { $0.value == joinTable.sourceEntity })?.key else { return nil }
-        let suffix = String(joinTable.name.dropFirst("Z_\(joinTable.sourceEntity)".count))
-        let name = "Z_\(oldSource)" + suffix
-        guard existing.contains(name) else { return nil }
-        let columns = try self.columns(of: name).map(\.name)
-        guard columns.count == 2 else { return nil }
-        return (name, columns[0], columns[1])
-    }
-
-    private func planIndexes(schema: StoreSchema, plan: inout Plan) throws {
-        var expected: [String: String] = [:]
-        for table in schema.tables {
-            for index in schema.indexes(ofTable: table) { expected[index.name] = index.sql }
-        }
-        for joinTable in model.joinTables {
-            let index = schema.joinTableIndex(joinTable)
-            expected[index.name] = index.sql
-        }
-        let existing = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") { $0.string(at: 0) ?? "" }
-        for name in existing where expected[name] == nil && name.hasPrefix("Z") {
-            plan.add("DROP INDEX IF EXISTS \(quoteIdentifier(name))")
-        }
-        for (name, sql) in expected.sorted(by: { $0.key < $1.key }) where !existing.contains(name) {
-            plan.add(sql)
-        }
-    }
-
-    private func planPrimaryKeys(oldNumbers: [String: Int], plan: inout Plan) throws {
-        let maxima = try connection.rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY") { ($0.string(at: 0) ?? "", $0.int64(at: 1)) }
-        let maxByName = Dictionary(maxima, uniquingKeysWith: max)
-        plan.add("DELETE FROM Z_PRIMARYKEY")
-        for entity in model.entities {
-            let previous = maxByName[entity.name] ?? entity.renamingIdentifier.flatMap { maxByName[$0] } ?? 0
-            plan.add("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
-                     [.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.parent ?? 0)), .integer(previous)])
-        }
-    }
-
-    // MARK: Reading the store
-
-    private func storedEntityNumbers() throws -> [String: Int] {
-        let rows = try connection.rows("SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY") { ($0.string(at: 0) ?? "", $0.int(at: 1)) }
-        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
-    }
-
-    private func tables() throws -> Set<String> {
-        Set(try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.string(at: 0) ?? "" })
-    }
-
-    private func columns(of table: String) throws -> [(name: String, type: String)] {
-        try connection.rows("SELECT name, type FROM pragma_table_info(?)", [.text(table)]) {
-            ($0.string(at: 0) ?? "", $0.string(at: 1) ?? "")
-        }
-    }
-
-    private func indexes(on table: String) throws -> [(name: String, columns: [String])] {
-        let names = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-                                        [.text(table)]) { $0.string(at: 0) ?? "" }
-        return try names.map { name in
-            (name, try connection.rows("SELECT name FROM pragma_index_info(?)", [.text(name)]) { $0.string(at: 0) ?? "" })
         }
     }
 }

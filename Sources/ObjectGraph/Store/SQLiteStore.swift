@@ -52,13 +52,16 @@ final class SQLiteStore {
             let stored = try StoreMetadata(connection: connection)
             (uuid, metadata) = (stored.uuid, stored.values)
             let plan = options.checksSchema ? try MigrationPlanner(connection: connection, model: model).plan() : .init()
-            if !plan.isEmpty {
-                guard !options.readOnly else {
+            if options.readOnly {
+                // Index names and a table's CREATE text do not change what reading finds.
+                guard !plan.changesData else {
                     throw StoreError("the store needs migrating to this model, but it is open read-only")
                 }
+            } else if !plan.isEmpty {
                 try connection.transaction(.immediate) {
                     try plan.apply(to: connection)
-                    metadata = try writeMetadata(replacingHashes: true)
+                    // Only a migration that changes the layout describes another model in the metadata.
+                    if plan.changesData { metadata = try writeMetadata(replacingHashes: true) }
                 }
                 connection.clearStatementCache()
             }
@@ -74,29 +77,39 @@ final class SQLiteStore {
                 for entity in model.entities {
                     try insert.run([.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.parent ?? 0))])
                 }
-                metadata = try writeMetadata(replacingHashes: true)
+                metadata = try writeMetadata(replacingHashes: true, creating: true)
             }
         }
     }
 
     // MARK: Metadata
 
-    /// Writes `Z_METADATA` keeping every key already there, setting the model's version hashes.
+    /// Writes `Z_METADATA` keeping every key already there. With `replacingHashes` it sets what
+    /// Core Data rewrites when it creates or migrates a store: the model's version hashes, their
+    /// digest and checksum (in stores that have them, and in every store we create), the version
+    /// identifiers. Our model record goes only into stores this framework created; an Apple
+    /// store's metadata keeps exactly its own keys.
     @discardableResult
-    func writeMetadata(replacingHashes: Bool, extra: [String: any Sendable] = [:]) throws -> [String: any Sendable] {
+    func writeMetadata(replacingHashes: Bool, creating: Bool = false, extra: [String: any Sendable] = [:]) throws -> [String: any Sendable] {
         var plist: [String: Any] = metadata.mapValues { $0 as Any }
         plist["NSStoreType"] = "SQLite"
         plist["NSStoreModelVersionHashesVersion"] = 3
-        plist["NSStoreModelVersionIdentifiers"] = [model.versionIdentifier]
         if plist["NSPersistenceFrameworkVersion"] == nil { plist["NSPersistenceFrameworkVersion"] = 1 }
         if plist["_NSAutoVacuumLevel"] == nil { plist["_NSAutoVacuumLevel"] = "2" }
         if replacingHashes {
-            plist["NSStoreModelVersionHashes"] = model.versionHashes
-            if plist["NSStoreModelVersionHashesDigest"] != nil {
-                // Newer Core Data writes this digest; a stale one would describe the old model.
-                plist["NSStoreModelVersionHashesDigest"] = CoreDataVersionHash.hashesDigest(model.versionHashes).base64EncodedString()
+            let hashes = model.versionHashes
+            plist["NSStoreModelVersionIdentifiers"] = [model.versionIdentifier]
+            plist["NSStoreModelVersionHashes"] = hashes
+            // Newer Core Data writes these two; stale ones would describe the old model.
+            if creating || plist["NSStoreModelVersionHashesDigest"] != nil {
+                plist["NSStoreModelVersionHashesDigest"] = CoreDataVersionHash.hashesDigest(hashes).base64EncodedString()
             }
-            plist[ModelRecord.metadataKey] = ModelRecord(model: model).plist
+            if creating || plist["NSStoreModelVersionChecksumKey"] != nil {
+                plist["NSStoreModelVersionChecksumKey"] = CoreDataVersionHash.hashesChecksum(hashes).base64EncodedString()
+            }
+            if creating || plist[ModelRecord.metadataKey] != nil {
+                plist[ModelRecord.metadataKey] = ModelRecord(model: model).plist
+            }
         }
         for (key, value) in extra { plist[key] = value }
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)

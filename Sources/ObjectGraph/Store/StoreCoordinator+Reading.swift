@@ -44,6 +44,20 @@ public enum StoreMigrationPlan {
         }
     }
 
+    /// True when reading the store at `url` with `model` needs a migration first: its tables,
+    /// columns or keys differ. Index names and a table's `CREATE` text alone do not count (they
+    /// do not change what a read finds; opening for writing brings them to Core Data's layout).
+    ///
+    /// - Throws: as `statements(forStoreAt:model:)`.
+    public static func readingNeedsMigration(forStoreAt url: URL, model: ObjectModel) throws -> Bool {
+        let connection = try Connection(path: url.path, configuration: .init(
+            readOnly: true, create: false, journalMode: nil, synchronous: nil))
+        guard try connection.tableExists("Z_METADATA") else {
+            throw StoreError("\(url.path) is not a Core Data store (no Z_METADATA table)")
+        }
+        return try MigrationPlanner(connection: connection, model: model).plan().changesData
+    }
+
     /// The SQL (without bound values) that migrating the store open on `connection` to `model`
     /// would run; empty when the store matches.
     package static func sql(on connection: Connection, model: ObjectModel) throws -> [String] {

@@ -17,6 +17,8 @@ import SQLiteDB
 /// try connection.scalar("SELECT vacations_match(1, 3, 'Crème', 'CRE')")   // .integer(1)
 /// ```
 ///
+/// Core Data's own trigger functions are registered too (`registerCoreDataTriggerFunctions`).
+///
 /// All are deterministic. They cost one Swift call per row: an ASCII string folds on a fast
 /// path, the right operand of `vacations_match` is folded once while it stays the same (it is
 /// usually a bound constant), and MATCHES patterns are compiled once per connection.
@@ -40,6 +42,42 @@ enum StoreFunctions {
         try connection.createFunction(localizedSortKey, argumentCount: 1) { arguments in
             guard case .text(let text) = arguments[0] else { return .null }
             return .blob(Data(ObjectSortDescriptor.localizedSortKey(text)))
+        }
+        try registerCoreDataTriggerFunctions(on: connection)
+    }
+
+    /// The functions Core Data's own triggers call, which Core Data registers on its connections:
+    /// a derived attribute's triggers (`Z_DA_…`) and Photos' counting triggers (`ZT_…`) keep the
+    /// derived column up to date in SQL, then call one of these to tell Core Data's contexts
+    /// which object's value changed (`('ZBOOK', Z_ENT, Z_PK, 'pagesCount', ZPAGESCOUNT)`).
+    static let coreDataTriggerFunctions = [
+        "NSCoreDataDATriggerUpdatedAffectedObjectValue",
+        "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
+        "NSCoreDataTriggerUpdateAffectedObjectValue",
+    ]
+
+    /// Registers Core Data's trigger functions, and any other `NSCoreData…` function the store's
+    /// triggers call, so that writing fires those triggers instead of failing on "no such
+    /// function". Each returns its last argument and does nothing else: the triggers' SQL has
+    /// already stored the value; our contexts read it from the row, as after any save.
+    static func registerCoreDataTriggerFunctions(on connection: Connection) throws {
+        var names = Set(coreDataTriggerFunctions)
+        let pattern = #"\bNSCoreData[A-Za-z0-9_]*(?=\s*\()"#
+        let sources = try connection.rows("SELECT sql FROM sqlite_master WHERE type IN ('trigger', 'view') AND sql LIKE '%NSCoreData%'") {
+            $0.string(at: 0) ?? ""
+        }
+        if !sources.isEmpty, let expression = try? NSRegularExpression(pattern: pattern) {  // A constant pattern; it compiles.
+            for sql in sources {
+                let text = sql as NSString
+                for match in expression.matches(in: sql, range: NSRange(location: 0, length: text.length)) {
+                    names.insert(text.substring(with: match.range))
+                }
+            }
+        }
+        for name in names.sorted() {
+            try connection.createFunction(name, argumentCount: -1, deterministic: false) { arguments in
+                arguments.last ?? .null
+            }
         }
     }
 

@@ -33,11 +33,14 @@ struct AppleStoreTests {
         let directory = try TemporaryDirectory()
         let store = try AppleStores.copy(AppleStores.bsManagedDocument, into: directory)
         let model2 = try ObjectModel(contentsOf: CoreDataFixtures.url("bsmanageddocument/Model.xcdatamodeld/Model 2.xcdatamodel"))
+        // The table is rebuilt with the new column in Core Data's place; Z_PRIMARYKEY has nothing to change.
         #expect(try StoreMigrationPlan.statements(forStoreAt: store, model: model2) == [
-            "ALTER TABLE ZEBOOK ADD COLUMN ZIMPORTDATE TIMESTAMP",
-            "UPDATE ZEBOOK SET ZIMPORTDATE = ? WHERE Z_ENT IN (1) -- 380894400.0",
-            "DELETE FROM Z_PRIMARYKEY",
-            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?) -- 1, 'Ebook', 0, 1",
+            "CREATE TABLE temp.ZMIGRATION_ZEBOOK AS SELECT * FROM ZEBOOK",
+            "DROP TABLE ZEBOOK",
+            "CREATE TABLE ZEBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZIMPORTDATE TIMESTAMP, ZTITLE VARCHAR, ZCONTENTS BLOB )",
+            "INSERT INTO ZEBOOK (Z_PK, Z_ENT, Z_OPT, ZIMPORTDATE, ZTITLE, ZCONTENTS) SELECT Z_PK, Z_ENT, Z_OPT, "
+                + "CASE WHEN Z_ENT IN (1) THEN ? END, ZTITLE, ZCONTENTS FROM temp.ZMIGRATION_ZEBOOK -- 380894400.0",
+            "DROP TABLE temp.ZMIGRATION_ZEBOOK",
         ])
         let coordinator = try StoreCoordinator(url: store, model: model2, journalMode: nil)
         let ebook = try #require(try AppleStores.objects(of: "Ebook", in: ObjectContext(coordinator: coordinator)).first)
@@ -50,6 +53,10 @@ struct AppleStoreTests {
         #expect(plist["_NSAutoVacuumLevel"] as? String == "2")
         #expect(plist["NSStoreModelVersionHashes"] as? [String: Data] == model2.versionHashes)
         #expect(plist["NSStoreModelVersionHashesDigest"] == nil)
+        // Apple's metadata keeps its own keys only: our model record goes into stores we create.
+        #expect(plist.keys.sorted() == ["NSPersistenceFrameworkVersion", "NSStoreModelVersionHashes", "NSStoreModelVersionHashesVersion",
+                                        "NSStoreModelVersionIdentifiers", "NSStoreType", "_NSAutoVacuumLevel"])
+        #expect(plist["NSStoreModelVersionIdentifiers"] as? [String] == [""])
         #expect(try AppleStores.scalar("PRAGMA journal_mode", in: store) == .text("delete"))
         // Reopening with Model 2 migrates nothing more.
         #expect(try StoreMigrationPlan.statements(forStoreAt: store, model: model2) == [])

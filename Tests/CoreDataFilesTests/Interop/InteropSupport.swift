@@ -16,6 +16,29 @@ enum AppleStores {
         return destination
     }
 
+    /// `Fixtures/coredata-more/<path>`: stores and models from more public projects.
+    static func more(_ path: String) throws -> URL {
+        guard let root = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
+            throw CoreDataFixtures.Missing(description: "the test bundle has no Fixtures folder")
+        }
+        let url = root.appendingPathComponent("coredata-more").appendingPathComponent(path)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw CoreDataFixtures.Missing(description: "no fixture at \(url.path)")
+        }
+        return url
+    }
+
+    /// A copy of the `coredata-more` store at `path`, with its `-wal` when it has one.
+    static func copyMore(_ path: String, into directory: TemporaryDirectory) throws -> URL {
+        let source = try more(path)
+        let destination = directory.path(source.lastPathComponent)
+        try FileManager.default.copyItem(at: source, to: destination)
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+            try FileManager.default.copyItem(atPath: source.path + suffix, toPath: destination.path + suffix)
+        }
+        return destination
+    }
+
     /// Rows of `query`, on a connection of its own that leaves the journal mode alone.
     static func rows(_ query: String, in store: URL) throws -> [[SQLiteValue]] {
         let connection = try Connection(path: store.path, configuration: .init(readOnly: true, journalMode: nil, synchronous: nil))

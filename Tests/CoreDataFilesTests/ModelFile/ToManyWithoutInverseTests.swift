@@ -282,7 +282,9 @@ struct ToManyWithoutInverseTests {
             let newer = try Self.shelfModel(extraEntity: true)
             #expect(newer.entity(named: "Shelf")?.number == 3)
             let plan = try StoreMigrationPlan.statements(forStoreAt: url, model: newer)
-            #expect(plan.contains("ALTER TABLE ZBOOK RENAME COLUMN Z2BOOKS TO Z3BOOKS"))
+            // The table is rebuilt with the hidden column under its new number, its keys copied over.
+            #expect(plan.contains("CREATE TABLE ZBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, Z3BOOKS INTEGER, ZTITLE VARCHAR )"))
+            #expect(plan.contains { $0.hasPrefix("INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, Z3BOOKS, ZTITLE) SELECT Z_PK, ") && $0.contains("Z_OPT, Z2BOOKS, ZTITLE FROM") })
             let context = ObjectContext(coordinator: try StoreCoordinator(url: url, model: newer))
             let shelf = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf")).first)
             #expect(try shelf.objects(forKey: "books").map { try $0.value(forKey: "title", as: String.self) } == ["Kept"])
