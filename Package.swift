@@ -24,6 +24,8 @@ let package = Package(
         .target(name: "SQLiteDB", dependencies: ["CSQLite"]),
         // Locked<Value>: shared state behind a pthread mutex, which ThreadSanitizer models (it does not model Mutex).
         .target(name: "Locking"),
+        // ISO 8601 text for Core Data's timestamps, proleptic Gregorian (the CLIs' JSON and the exports).
+        .target(name: "Timestamps"),
         // Thread-local storage for ObjectGraph's property-wrapper ordinals (C has it; Swift doesn't).
         .target(name: "CObjectGraphSupport"),
         .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CObjectGraphSupport", "Locking"]),
@@ -31,10 +33,10 @@ let package = Package(
         // libxml2), models and summaries inferred from stores.
         .target(name: "CoreDataFiles", dependencies: ["ObjectGraph", "SQLiteDB", "CLibXML2"]),
         .target(name: "Documents", dependencies: ["ObjectGraph", "SQLiteDB", "Locking"]),
-        .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2"]),
+        .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2", "Timestamps"]),
         // What both command-line tools stand on, knowing nothing of vacations or stores: parsing,
         // help, usage errors, exit codes, JSON, tables, display width, terminal and progress.
-        .target(name: "CommandLineKit", dependencies: ["Locking"]),
+        .target(name: "CommandLineKit", dependencies: ["Locking", "Timestamps"]),
         .target(name: "VacationCLI", dependencies: ["CommandLineKit", "Vacations", "Documents", "ObjectGraph"]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit"]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
@@ -47,6 +49,7 @@ let package = Package(
                           dependencies: ["Vacations", "Documents", "ObjectGraph", "CSQLite", "TestSupport"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphTestModels", "SQLiteDB", "TestSupport", "vacations-test-helper"]),
         .testTarget(name: "CoreDataFilesTests", dependencies: ["CoreDataFiles", "ObjectGraph", "ObjectGraphTestModels", "SQLiteDB", "TestSupport"],
                     resources: [.copy("Fixtures")]),
@@ -56,7 +59,7 @@ let package = Package(
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "CommandLineKit", "Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacation"]),
         // Core Data stores and documents from the command line (docstore).
-        .target(name: "DocStoreCLI", dependencies: ["CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB"]),
+        .target(name: "DocStoreCLI", dependencies: ["CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB", "Timestamps"]),
         .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "CommandLineKit"]),
         .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB", "TestSupport"],
                     exclude: ["Scripts"]),

@@ -1,3 +1,4 @@
+import Timestamps
 import Foundation
 import CommandLineKit
 import ObjectGraph

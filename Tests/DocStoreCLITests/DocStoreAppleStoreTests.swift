@@ -88,20 +88,28 @@ struct DocStoreAppleStoreTests {
         #expect(text.contains(": 123456789012345.0,\n") && text.contains(": 123456789012345.5,\n"))
     }
 
-    @Test("a migration's statements and an inferred model's schema differences come in the same order in every process")
+    @Test("a migration's statements come in the same order in every process")
     func deterministicPlans() async throws {
+        // Swift seeds its hashing per process: a plan built from sets or dictionaries would differ.
+        let sampleModel = DocStoreDumpComparisonTests.fixtures.appendingPathComponent(
+            "coredata-more/alemar11__CoreDataPlus/Tests/Resources/SampleModel")
+        let model = sampleModel.appendingPathComponent("SampleModel.xcdatamodeld/SampleModel2.xcdatamodel").path
         let directory = try TemporaryDirectory()
-        let (_, store) = try DocStoreDumpComparisonTests.copy(Self.photos, into: directory)
-        let path = store.path
-        let runs = try await onOwnThread { try (0..<3).map { _ in try DocStoreEndToEndTests.run(["model", path, "--json"]) } }
+        var stores: [String] = []
+        for run in 0..<3 {
+            let folder = directory.path("run\(run)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for suffix in ["", "-wal", "-shm"] {
+                try FileManager.default.copyItem(at: sampleModel.appendingPathComponent("Fixtures/SampleModel_V1.sqlite" + suffix),
+                                                 to: folder.appendingPathComponent("store.sqlite" + suffix))
+            }
+            stores.append(folder.appendingPathComponent("store.sqlite").path)
+        }
+        let paths = stores
+        let runs = try await onOwnThread { try paths.map { try DocStoreEndToEndTests.run(["migrate", $0, "--model", model]) } }
         #expect(runs.allSatisfy { $0.code == 0 })
-        #expect(Set(runs.map(\.output)).count == 1)
-        let differences = try #require(((try JSONSerialization.jsonObject(with: Data(runs[0].output.utf8)) as? [String: Any])?["inference"]
-            as? [String: Any])?["schemaDifferences"] as? [String])
-        #expect(differences.count > 100)
-        // Phases in order: index drops, tables, dropped tables, indexes, triggers.
-        let firstTable = differences.firstIndex { $0.hasPrefix("CREATE TABLE") } ?? 0
-        #expect(differences[..<firstTable].allSatisfy { $0.hasPrefix("DROP INDEX") })
-        #expect(differences[..<firstTable].map { $0 } == differences[..<firstTable].sorted())
+        let plans = runs.enumerated().map { index, run in run.output.replacingOccurrences(of: paths[index], with: "STORE") }
+        #expect(Set(plans).count == 1)
+        #expect(plans[0].split(separator: "\n").count > 10)
     }
 }

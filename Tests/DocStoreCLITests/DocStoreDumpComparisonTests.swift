@@ -90,7 +90,9 @@ struct DocStoreDumpComparisonTests {
         let code = DocStore.run(arguments, environment: [:], output: &output, errors: &errors)
         let objects = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
         let inferred = try StoreModelInference.infer(fromStoreAt: store)
-        let model = try testCase.model.map { try ObjectModel(contentsOf: Self.fixtures.appendingPathComponent($0)) } ?? inferred.model
+        // Without --model, dump reads with the store's own model (its Z_MODELCACHE, else inferred).
+        let model = try testCase.model.map { try ObjectModel(contentsOf: Self.fixtures.appendingPathComponent($0)) }
+            ?? StoreModel.load(fromStoreAt: store).model
         let check = try DumpCheck(store: store, model: model, objects: objects)
         for entity in model.entities { try check.entity(entity) }
         for entity in inferred.coreDataEntities { try check.coreDataEntity(entity) }

@@ -1,3 +1,4 @@
+import Timestamps
 import Foundation
 
 /// A JSON value whose object keys keep the order they were given in, so that output is

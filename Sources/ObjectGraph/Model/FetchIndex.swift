@@ -43,7 +43,8 @@ public struct FetchIndex: Sendable, Equatable {
     /// A fetch index with an R-tree or expression element has no B-tree index of that name (Core
     /// Data keeps an R-tree in `Z_RT_…` tables of its own) and is left out.
     ///
-    /// - Throws: `ModelError` for a name that is neither a stored attribute nor a to-one.
+    /// - Throws: `ModelError` for a name that is not a property; an index over a to-many is left
+    ///   out (it has no column here).
     static func resolve(named: [FetchIndexDescription], unnamed lists: [[String]], entity: String, attributes: [EntityAttribute],
                         relationships: [EntityRelationship]) throws -> [FetchIndex] {
         var result: [FetchIndex] = []
@@ -62,18 +63,24 @@ public struct FetchIndex: Sendable, Equatable {
 
     static func resolve(_ lists: [[String]], entity: String, attributes: [EntityAttribute],
                         relationships: [EntityRelationship]) throws -> [FetchIndex] {
-        try lists.enumerated().map { position, names in
-            let elements = try names.map { name -> Element in
+        var result: [FetchIndex] = []
+        for (position, names) in lists.enumerated() {
+            var elements: [Element] = []
+            for name in names {
                 if let column = attributes.first(where: { $0.name == name })?.column {
-                    return Element(property: name, column: column)
+                    elements.append(Element(property: name, column: column))
+                } else if let relationship = relationships.first(where: { $0.name == name }) {
+                    guard case .foreignKey(let column, _) = relationship.storage else { break }
+                    elements.append(Element(property: name, column: column))
+                } else {
+                    throw ModelError("index of \(entity) names \(name), which is not one of its stored attributes or to-one relationships")
                 }
-                if let relationship = relationships.first(where: { $0.name == name }),
-                   case .foreignKey(let column, _) = relationship.storage {
-                    return Element(property: name, column: column)
-                }
-                throw ModelError("index of \(entity) names \(name), which is not one of its stored attributes or to-one relationships")
             }
-            return FetchIndex(name: unnamedIndexName(position: position), elements: elements)
+            // An index over a to-many has no column in the entity's table: Core Data indexes the
+            // join table instead (as Photos' cached model shows, `AlbumList.albums`), as we do.
+            guard elements.count == names.count else { continue }
+            result.append(FetchIndex(name: unnamedIndexName(position: position), elements: elements))
         }
+        return result
     }
 }

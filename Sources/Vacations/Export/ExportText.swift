@@ -1,4 +1,5 @@
 import Foundation
+import Timestamps
 
 /// How exports write text, numbers and dates: each format's escaping, in one place.
 ///
@@ -167,26 +168,18 @@ public enum ExportText {
         return negative && plain != "0" ? "-" + plain : plain
     }
 
-    /// Gregorian in UTC, as the CLI's JSON dates.
-    private static let utcCalendar: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        return calendar
-    }()
-
-    /// An ISO 8601 UTC timestamp in whole seconds, rounded down (`2023-04-01T10:15:00Z`): the
-    /// form of every date the CLI prints in JSON.
+    /// An ISO 8601 UTC timestamp in whole seconds, rounded down (`2023-04-01T10:15:00Z`), in the
+    /// proleptic Gregorian calendar: the form of every date the CLI prints in JSON. A date outside
+    /// the years 0001–9999 (a store's sentinel) is its seconds since 2001, as the CLI shows it.
     public static func iso8601(_ date: Date) -> String {
-        let seconds = Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate.rounded(.down))
-        let parts = utcCalendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: seconds)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0,
-                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        let seconds = date.timeIntervalSinceReferenceDate
+        return ISO8601Timestamp.string(secondsSinceReferenceDate: seconds) ?? "\(seconds)"
     }
 }
 
-/// Formats many dates quickly: the calendar's work is done once per day met, the time of day
-/// by arithmetic (UTC has no daylight saving, and Foundation no leap seconds). Exports format
-/// a date per photo; a million photos span few days.
+/// Formats many dates quickly: the day's text is made once per day met, the time of day by
+/// arithmetic (UTC has no daylight saving, and Foundation no leap seconds). Exports format a
+/// date per photo; a million photos span few days.
 struct ISO8601Formatter {
     private var cachedDay: Int64 = .min
     private var cachedPrefix = ""
@@ -199,7 +192,9 @@ struct ISO8601Formatter {
         let day = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
         let time = whole - day * 86_400
         if day != cachedDay {
-            let midnight = ExportText.iso8601(Date(timeIntervalSinceReferenceDate: Double(day * 86_400)))
+            guard let midnight = ISO8601Timestamp.string(secondsSinceReferenceDate: Double(day * 86_400)) else {
+                return ExportText.iso8601(date)
+            }
             cachedPrefix = String(midnight.prefix(while: { $0 != "T" }))
             cachedDay = day
         }
