@@ -8,6 +8,15 @@
 // a file of their own). Output is line by line on stdout, flushed at once, for tests to wait on.
 import Foundation
 
+// A helper outlives a test that failed before stopping it (the test process exits, the helper
+// is reparented): it ends itself once its parent is gone, instead of running on and loading
+// the machine for every later test.
+let parent = getppid()
+Thread.detachNewThread {
+    while getppid() == parent { sleep(1) }
+    exit(70)
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let subcommand = HelperSubcommand.all.first(where: { $0.name == name }) else {
     HelperOutput.error("usage: vacations-test-helper <subcommand> [arguments]")
