@@ -37,7 +37,9 @@ let package = Package(
         .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit"]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
-        .target(name: "TestSupport", dependencies: ["SQLiteDB"]),
+        // A VFS that fails the Nth I/O call (SQLite's I/O-error tests); only test code links it.
+        .target(name: "SQLiteFaultVFS", dependencies: ["CSQLite"]),
+        .target(name: "TestSupport", dependencies: ["SQLiteDB", "SQLiteFaultVFS"]),
         // The object graph's test model, shared by its tests and the Core Data files' tests.
         .target(name: "ObjectGraphTestModels", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport"]),
         // The framework against a raw-SQLite baseline: swift run -c release vacation-bench

@@ -21,25 +21,78 @@ extension Connection {
     /// ```
     /// - Throws: whatever `body` throws, or `SQLiteError` from BEGIN/COMMIT.
     public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
+        try settleFailedRollback()
         if !isAutocommit { return try savepoint(body) }
-        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+        try beginTransaction(kind)
         let result: T
         do {
             result = try body()
         } catch {
-            rollbackQuietly()
+            rollbackAfterFailure()
             throw error
         }
-        do {
-            try execute("COMMIT TRANSACTION")
-        } catch {
-            rollbackQuietly()
-            throw error
-        }
+        try commitTransaction()
         return result
     }
 
+    /// Starts a transaction (`BEGIN`), for a caller that commits or rolls back itself.
+    ///
+    /// - Throws: `SQLiteError`, also when an earlier transaction could not be rolled back and
+    ///   still cannot.
+    public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
+        try settleFailedRollback()
+        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+    }
+
+    /// Commits the open transaction; when the commit fails, rolls back what is left of it.
+    ///
+    /// - Throws: `SQLiteError` from COMMIT.
+    public func commitTransaction() throws {
+        do {
+            try execute("COMMIT TRANSACTION")
+        } catch {
+            rollbackAfterFailure()
+            throw error
+        }
+    }
+
+    /// Rolls back the open transaction, if one is open, after `body` or a commit failed.
+    ///
+    /// Never throws: the caller is already throwing the error that started this. After some
+    /// errors (SQLITE_FULL, SQLITE_IOERR…) SQLite has rolled back by itself; when the ROLLBACK
+    /// fails and the transaction is still open, the connection remembers it, and the next
+    /// transaction tries again first and fails rather than nest its work inside it.
+    public func rollbackAfterFailure() {
+        guard !isAutocommit else { return }
+        do {
+            try execute("ROLLBACK TRANSACTION")
+        } catch let error as SQLiteError {
+            if !isAutocommit { failedRollback = error }
+        } catch {
+            if !isAutocommit { failedRollback = SQLiteError(resultCode: SQLITE_ERROR, message: "\(error)", sql: "ROLLBACK TRANSACTION") }
+        }
+    }
+
+    /// Retries a rollback that failed, so that no new work joins a transaction that failed.
+    private func settleFailedRollback() throws {
+        guard let failure = failedRollback else { return }
+        if !isAutocommit {
+            do {
+                try execute("ROLLBACK TRANSACTION")
+            } catch {
+                throw SQLiteError(resultCode: failure.resultCode, extendedCode: failure.extendedCode,
+                                  message: "an earlier transaction could not be rolled back (\(failure.message)), and still cannot: \(error)",
+                                  sql: "ROLLBACK TRANSACTION")
+            }
+        }
+        failedRollback = nil
+    }
+
     /// Runs `body` in a named savepoint nested inside the current transaction (or as one).
+    ///
+    /// When `body` throws, its changes are rolled back to the savepoint; if that fails, the
+    /// whole transaction is rolled back rather than keep changes half made, and the commit
+    /// that the caller may still try fails.
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         savepointDepth += 1
         let name = "vacations_savepoint_\(savepointDepth)"
@@ -50,14 +103,16 @@ extension Connection {
             try execute("RELEASE SAVEPOINT \(name)")
             return result
         } catch {
-            try? execute("ROLLBACK TO SAVEPOINT \(name)")
-            try? execute("RELEASE SAVEPOINT \(name)")
+            // SQLite may have rolled the whole transaction back already (SQLITE_FULL, SQLITE_IOERR…).
+            if !isAutocommit {
+                do {
+                    try execute("ROLLBACK TO SAVEPOINT \(name)")
+                    try execute("RELEASE SAVEPOINT \(name)")
+                } catch {
+                    rollbackAfterFailure()
+                }
+            }
             throw error
         }
-    }
-
-    private func rollbackQuietly() {
-        // After some errors (SQLITE_FULL, SQLITE_IOERR…) SQLite has already rolled back.
-        if !isAutocommit { try? execute("ROLLBACK TRANSACTION") }
     }
 }

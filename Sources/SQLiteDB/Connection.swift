@@ -17,6 +17,8 @@ public final class Connection {
     public let configuration: Configuration
     private var statementCache = LeastRecentlyUsedCache<String, Statement>(capacity: Connection.statementCacheLimit)
     var savepointDepth = 0
+    /// A ROLLBACK that failed and left the transaction open (see `rollbackAfterFailure()`).
+    var failedRollback: SQLiteError?
     var traceBox: TraceBox?
     var functionBoxes: [String: FunctionBox] = [:]
 

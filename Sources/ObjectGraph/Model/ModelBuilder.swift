@@ -124,13 +124,14 @@ struct ModelBuilder {
                 if let index = resolvedRelationships.firstIndex(where: { $0.name == propertyName }) { return .relationship(index) }
                 return nil
             }
+            guard let versionHash = hashes[name] else { throw ModelError("entity \(name) has no version hash") }
             entities.append(Entity(
                 name: name, number: entityNumber, isAbstract: description.isAbstract,
                 parent: description.parent.flatMap { number[$0] }, root: root, subentities: subentities,
                 hierarchy: hierarchy, attributes: resolvedAttributes, relationships: resolvedRelationships,
                 uniquenessConstraints: constraints, table: ColumnLayout.tableName(chain.first ?? name),
                 renamingIdentifier: description.renamingIdentifier,
-                versionHash: hashes[name] ?? Data(),
+                versionHash: versionHash,
                 objectClass: description.objectClass, wrapperTargets: wrapperTargets,
                 composites: composites[name, default: []], fetchIndexes: description.fetchIndexes))
         }
@@ -255,7 +256,7 @@ struct ModelBuilder {
         if let back = inverse.inverse, back != relationship.name {
             throw ModelError("relationship \(relationship.destination).\(inverseName) is the inverse of \(entity).\(relationship.name) but names \(back) as its inverse")
         }
-        if inverse.destination != declaringName, (try? ancestry(of: entity))?.contains(inverse.destination) != true {
+        if inverse.destination != declaringName, try !ancestry(of: entity).contains(inverse.destination) {
             throw ModelError("relationship \(relationship.destination).\(inverseName) points to \(inverse.destination), not back to \(entity)")
         }
         return index

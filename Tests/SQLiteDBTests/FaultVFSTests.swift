@@ -1,0 +1,83 @@
+import Foundation
+import SQLiteDB
+import Testing
+import TestSupport
+
+/// The fault-injecting VFS itself: it counts a connection's I/O calls, fails the one asked for
+/// with the error SQLite would see from a failing disk, and leaves files elsewhere alone.
+@Suite("Fault-injecting VFS")
+struct FaultVFSTests {
+    private func writeRows(_ path: String, from first: Int, count: Int) throws {
+        let connection = try Connection(path: path)
+        if try !connection.tableExists("t") { try connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)") }
+        try connection.transaction(.immediate) {
+            for id in first..<(first + count) { try connection.execute("INSERT INTO t VALUES (?, ?)", [.integer(Int64(id)), .text("row \(id)")]) }
+        }
+    }
+
+    private func rowCount(_ path: String) throws -> Int {
+        let connection = try Connection(path: path)
+        return Int(try connection.scalar("SELECT count(*) FROM t")?.integerValue ?? -1)
+    }
+
+    @Test("a clean run counts its calls of every kind; the same run twice counts the same")
+    func countsCalls() throws {
+        let directory = try TemporaryDirectory(prefix: "faultvfs")
+        let faults = try FaultSession(folder: directory.url)
+        let path = directory.path("store.sqlite").path
+        try writeRows(path, from: 0, count: 10)
+        let first = try faults.counting { try writeRows(path, from: 10, count: 10) }
+        let kinds = faults.callsByKind
+        let second = try faults.counting { try writeRows(path, from: 20, count: 10) }
+        #expect(first > 10)
+        #expect(first == second)
+        #expect(kinds[.open, default: 0] >= 1)
+        #expect(kinds[.read, default: 0] >= 1)
+        #expect(kinds[.write, default: 0] >= 1)
+        #expect(kinds[.walIndexLock, default: 0] >= 1)
+        #expect(try rowCount(path) == 30)
+    }
+
+    @Test("failing each call of a transaction in turn gives an error or success, and the rows are all there or none")
+    func eachCallFails() throws {
+        let directory = try TemporaryDirectory(prefix: "faultvfs")
+        let faults = try FaultSession(folder: directory.url)
+        let path = directory.path("store.sqlite").path
+        try writeRows(path, from: 0, count: 5)
+        let calls = try faults.counting { try writeRows(path, from: 1_000, count: 5) }
+        try Connection(path: path).execute("DELETE FROM t WHERE id >= 1000")
+        var errors = 0
+        for persistent in [false, true] {
+            for call in 1...calls {
+                let outcome = faults.failing(call: call, persistent: persistent) {
+                    Result { try writeRows(path, from: 1_000, count: 5) }
+                }
+                #expect(faults.failures >= 1, "call \(call) of \(calls) was never made")
+                let count = try rowCount(path)
+                switch outcome {
+                case .success: #expect(count == 10, "call \(call) failed harmlessly but left \(count) rows")
+                case .failure(let error):
+                    errors += 1
+                    #expect(error is SQLiteError, "call \(call): \(error)")
+                    #expect(count == 5 || count == 10, "call \(call) left \(count) rows")
+                }
+                #expect(try Connection(path: path).integrityCheck() == ["ok"])
+                try Connection(path: path).execute("DELETE FROM t WHERE id >= 1000")
+            }
+        }
+        #expect(errors > 0)
+    }
+
+    @Test("files outside the session's folder are neither counted nor failed")
+    func outsideFilesPass() throws {
+        let inside = try TemporaryDirectory(prefix: "faultvfs-in")
+        let outside = try TemporaryDirectory(prefix: "faultvfs-out")
+        let faults = try FaultSession(folder: inside.url)
+        faults.arm(failing: 1, persistent: true)
+        defer { faults.disarm() }
+        try writeRows(outside.path("store.sqlite").path, from: 0, count: 3)
+        #expect(faults.calls == 0)
+        #expect(throws: SQLiteError.self) { try writeRows(inside.path("store.sqlite").path, from: 0, count: 3) }
+        #expect(faults.firstFailureKind == .open)
+    }
+}
