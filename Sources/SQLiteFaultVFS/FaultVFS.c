@@ -20,6 +20,7 @@ typedef struct {
     _Atomic unsigned generation;
     _Atomic int armed;
     _Atomic int persistent;
+    _Atomic uint32_t kinds;
     _Atomic int64_t target;
     _Atomic int64_t calls;
     _Atomic int64_t failures;
@@ -68,6 +69,7 @@ static int64_t injected(int slot, unsigned generation, VacationsFaultKind kind) 
     if (slot < 0) return 0;
     Session *session = &sessions[slot];
     if (atomic_load(&session->generation) != generation || !atomic_load(&session->armed)) return 0;
+    if ((atomic_load(&session->kinds) & (1u << kind)) == 0) return 0;
     int64_t number = atomic_fetch_add(&session->calls, 1) + 1;
     atomic_fetch_add(&session->kindCalls[kind], 1);
     int64_t target = atomic_load(&session->target);
@@ -117,7 +119,7 @@ void vacations_fault_session_close(int slot) {
     pthread_mutex_unlock(&sessionsLock);
 }
 
-void vacations_fault_session_arm(int slot, int64_t target, int persistent) {
+void vacations_fault_session_arm(int slot, int64_t target, int persistent, uint32_t kinds) {
     if (slot < 0 || slot >= sessionSlots) return;
     Session *session = &sessions[slot];
     atomic_store(&session->armed, 0);
@@ -127,6 +129,7 @@ void vacations_fault_session_arm(int slot, int64_t target, int persistent) {
     for (int kind = 0; kind < VacationsFaultKindCount; kind++) atomic_store(&session->kindCalls[kind], 0);
     atomic_store(&session->target, target);
     atomic_store(&session->persistent, persistent);
+    atomic_store(&session->kinds, kinds == 0 ? UINT32_MAX : kinds);
     atomic_store(&session->armed, 1);
 }
 

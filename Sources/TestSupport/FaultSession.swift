@@ -62,9 +62,11 @@ public final class FaultSession: @unchecked Sendable {
     deinit { vacations_fault_session_close(slot) }
 
     /// Starts counting from zero, failing call `call` (1-based; 0 fails nothing) and, when
-    /// `persistent`, every call after it.
-    public func arm(failing call: Int, persistent: Bool = false) {
-        vacations_fault_session_arm(slot, Int64(call), persistent ? 1 : 0)
+    /// `persistent`, every call after it. With `kinds`, only calls of those kinds are counted
+    /// (and failed); all of them otherwise.
+    public func arm(failing call: Int, persistent: Bool = false, kinds: Set<FaultKind> = []) {
+        let mask = kinds.reduce(UInt32(0)) { $0 | (1 << UInt32($1.rawValue)) }
+        vacations_fault_session_arm(slot, Int64(call), persistent ? 1 : 0, mask)
     }
 
     /// Stops counting and failing.
@@ -94,8 +96,8 @@ public final class FaultSession: @unchecked Sendable {
 
     /// Runs `body` with call `call` failing (and every later one, when `persistent`), then
     /// disarms, whatever `body` does.
-    public func failing<T>(call: Int, persistent: Bool = false, _ body: () throws -> T) rethrows -> T {
-        arm(failing: call, persistent: persistent)
+    public func failing<T>(call: Int, persistent: Bool = false, kinds: Set<FaultKind> = [], _ body: () throws -> T) rethrows -> T {
+        arm(failing: call, persistent: persistent, kinds: kinds)
         defer { disarm() }
         return try body()
     }

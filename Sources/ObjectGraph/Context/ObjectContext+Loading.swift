@@ -41,8 +41,9 @@ extension ObjectContext {
     ///
     /// Property getters cannot throw, so a fault or a to-many relationship that fails to load
     /// there reads as empty *this once* and stays unloaded; the failure is recorded here. While
-    /// it is set, `save()` throws it: changes made after a failed read may rest on values that
-    /// were never there. `rollback()` and `reset()` clear it, and so does `clearLoadError()`.
+    /// it is set, `save()` of any change throws it: changes made after a failed read may rest
+    /// on values that were never there. `rollback()` and `reset()` clear it, and so does
+    /// `clearLoadError()`.
     public var loadError: ObjectLoadError? { firstLoadFailure }
 
     /// Throws a load failure recorded since the last throwing call of this context reported one.

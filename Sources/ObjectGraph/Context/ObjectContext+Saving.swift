@@ -8,22 +8,22 @@ extension ObjectContext {
     /// Delete rules run first, then validation; a save that fails changes nothing on disk and
     /// leaves this context as it was.
     ///
-    /// A context that failed to load a fault or a relationship since it was last rolled back
-    /// or reset refuses to save (see `loadError`): what was changed since may rest on values
+    /// A context with changes that failed to load a fault or a relationship since it was last
+    /// rolled back or reset refuses to save (see `loadError`): its changes may rest on values
     /// that were never read.
     ///
     /// - Throws: `ObjectLoadError`, `ValidationError`, `MergeConflictError`,
     ///   `UniqueConstraintError`, `SQLiteError`.
     public func save() throws {
-        if let failure = firstLoadFailure {
-            unreportedLoadFailure = nil
-            throw failure
-        }
         if let error = deferredErrors.first {
             deferredErrors.removeAll()
             throw error
         }
         guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
+        if let failure = firstLoadFailure {
+            unreportedLoadFailure = nil
+            throw failure
+        }
         let journal = SaveJournal(context: self)
         self.journal = journal
         defer { self.journal = nil }

@@ -50,7 +50,8 @@ void vacations_fault_session_close(int session);
 
 /// Starts counting the session's calls from zero. `target` is the number of the call to fail
 /// (1-based); 0 counts without failing. With `persistent`, every call after the target fails too.
-void vacations_fault_session_arm(int session, int64_t target, int persistent);
+/// `kinds` is a mask of `1 << VacationsFaultKind…` naming the calls counted; 0 counts them all.
+void vacations_fault_session_arm(int session, int64_t target, int persistent, uint32_t kinds);
 
 /// Stops counting and failing; the counts stay readable.
 void vacations_fault_session_disarm(int session);
