@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(name: "fuzz-json", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-predicate", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-arguments", dependencies: ["FuzzChecks"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "CommandLineKit", "Vacations", "ObjectGraph", "SQLiteDB", "TestSupport",
+        .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "CommandLineKit", "Vacations", "VacationCLI", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport",
                                                              "vacation", "vacations-test-helper", "vacation-bench"]),
     ],
     swiftLanguageModes: [.v6]
