@@ -43,7 +43,7 @@ enum StagingFolder: String, CaseIterable {
     /// Removes, from `folder`, staging folders that no process holds and that are older than
     /// `abandonmentAge`.
     static func removeAbandoned(in folder: String, now: Date = Date()) {
-        for entry in FileSystem.entries(of: folder) where allCases.contains(where: { entry.hasPrefix($0.rawValue) }) {
+        for entry in FileSystem.entriesIfReadable(of: folder) where allCases.contains(where: { entry.hasPrefix($0.rawValue) }) {
             let path = folder + "/" + entry
             guard FileSystem.kind(at: path) == .directory,
                   let modified = FileSystem.modificationDate(at: path),

@@ -20,8 +20,13 @@ extension Connection {
     /// }
     /// ```
     /// - Throws: whatever `body` throws, or `SQLiteError` from BEGIN/COMMIT.
+    ///
+    /// Inside a transaction begun with `beginTransaction()` that SQLite has rolled back by itself
+    /// (after SQLITE_FULL or SQLITE_IOERR), it throws rather than run `body` in a transaction of
+    /// its own: that work belongs to the one that failed.
     public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
         try settleFailedRollback()
+        try checkTransactionNotLost()
         if !isAutocommit { return try savepoint(body) }
         try beginTransaction(kind)
         let result: T
@@ -41,19 +46,34 @@ extension Connection {
     ///   still cannot.
     public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
         try settleFailedRollback()
+        try checkTransactionNotLost()
         try execute("BEGIN \(kind.rawValue) TRANSACTION")
+        hasBegunTransaction = true
     }
 
-    /// Commits the open transaction; when the commit fails, rolls back what is left of it.
+    /// Commits the transaction begun with `beginTransaction()`; when the commit fails, rolls
+    /// back what is left of it.
     ///
-    /// - Throws: `SQLiteError` from COMMIT.
+    /// - Throws: `SQLiteError` from COMMIT, or with `SQLITE_ABORT_ROLLBACK` when SQLite rolled
+    ///   the transaction back by itself after an earlier error.
     public func commitTransaction() throws {
+        try checkTransactionNotLost()
+        hasBegunTransaction = false
         do {
             try execute("COMMIT TRANSACTION")
         } catch {
             rollbackAfterFailure()
             throw error
         }
+    }
+
+    /// SQLite rolls a transaction back by itself after some errors (SQLITE_FULL, SQLITE_IOERR,
+    /// a failed ROLLBACK TO): work that belonged to it must then fail, not run on its own.
+    private func checkTransactionNotLost() throws {
+        guard hasBegunTransaction, isAutocommit else { return }
+        hasBegunTransaction = false
+        throw SQLiteError(resultCode: SQLITE_ABORT, extendedCode: SQLiteError.abortRollback,
+                          message: "the transaction was rolled back after an earlier error")
     }
 
     /// Rolls back the open transaction, if one is open, after `body` or a commit failed.
@@ -63,6 +83,12 @@ extension Connection {
     /// fails and the transaction is still open, the connection remembers it, and the next
     /// transaction tries again first and fails rather than nest its work inside it.
     public func rollbackAfterFailure() {
+        hasBegunTransaction = false
+        rollBackOpenTransaction()
+    }
+
+    /// Rolls back whatever transaction is open, remembering a ROLLBACK that fails.
+    private func rollBackOpenTransaction() {
         guard !isAutocommit else { return }
         do {
             try execute("ROLLBACK TRANSACTION")
@@ -74,6 +100,8 @@ extension Connection {
     }
 
     /// Retries a rollback that failed, so that no new work joins a transaction that failed.
+    /// (SQLite 3.40 answers a ROLLBACK that meets an I/O error with success, leaving the hot
+    /// journal for the next access to roll back; this covers a ROLLBACK that does report one.)
     private func settleFailedRollback() throws {
         guard let failure = failedRollback else { return }
         if !isAutocommit {
@@ -109,7 +137,8 @@ extension Connection {
                     try execute("ROLLBACK TO SAVEPOINT \(name)")
                     try execute("RELEASE SAVEPOINT \(name)")
                 } catch {
-                    rollbackAfterFailure()
+                    // The transaction's owner still has to end it: its commit then fails.
+                    rollBackOpenTransaction()
                 }
             }
             throw error

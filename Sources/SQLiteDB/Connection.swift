@@ -19,6 +19,8 @@ public final class Connection {
     var savepointDepth = 0
     /// A ROLLBACK that failed and left the transaction open (see `rollbackAfterFailure()`).
     var failedRollback: SQLiteError?
+    /// True from `beginTransaction()` until its commit or rollback.
+    var hasBegunTransaction = false
     var traceBox: TraceBox?
     var functionBoxes: [String: FunctionBox] = [:]
 

@@ -284,3 +284,36 @@ struct LoadFailureTests {
         #expect(try store.count("SELECT count(*) FROM ZPHOTO WHERE ZPLACE = (SELECT Z_PK FROM ZPLACE WHERE ZNAME = 'Place 0')") == 3)
     }
 }
+
+@Suite("Transactions of several saves after SQLite rolled them back")
+struct OuterTransactionTests {
+    @Test("a save after SQLite rolled back the transaction it belongs to is refused, not committed on its own")
+    func rolledBackUnderneath() throws {
+        let directory = try TemporaryDirectory(prefix: "outer-transaction")
+        let faults = try FaultSession(folder: directory.url)
+        let coordinator = try StoreCoordinator(url: directory.path("store.sqlite"), model: TestModels.travel)
+        // A cache of two pages: the first save spills to the WAL, and the write that fails there
+        // makes SQLite roll the whole transaction back.
+        try coordinator.withConnection { try $0.execute("PRAGMA cache_size = 2") }
+        var secondSave: Result<Void, Error>?
+        let outcome = Result {
+            try coordinator.performTransaction {
+                let context = ObjectContext(coordinator: coordinator)
+                for index in 0..<300 {
+                    let tag = Tag(context: context)
+                    tag.name = "first \(index) " + String(repeating: "x", count: 40)
+                }
+                // A caller that swallows the failed save and goes on.
+                _ = faults.failing(call: 1, persistent: true, kinds: [.write]) { Result { try context.save() } }
+                let second = ObjectContext(coordinator: coordinator)
+                Tag(context: second).name = "second"
+                secondSave = Result { try second.save() }
+            }
+        }
+        #expect(throws: (any Error).self) { try outcome.get() }
+        let rows = try coordinator.withConnection { try $0.scalar("SELECT count(*) FROM ZTAG")?.integerValue }
+        #expect(rows == 0, "a save inside the failed transaction was committed on its own")
+        #expect(throws: SQLiteError.self) { try secondSave?.get() }
+        if case .failure(let error as SQLiteError) = secondSave { #expect(error.extendedCode == SQLiteError.abortRollback) }
+    }
+}

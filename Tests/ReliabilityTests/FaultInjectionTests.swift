@@ -5,13 +5,13 @@ import TestSupport
 /// The short fault sweep; `Scripts/fault-test.sh` runs the full one (`VACATIONS_FAULT_SWEEP=full`:
 /// every I/O call of every operation, once and from then on).
 @Suite("Fault injection: each I/O call of an operation fails in turn")
-@MainActor
 struct FaultInjectionTests {
-    nonisolated static let operations = ["import", "delete-rules", "fetch", "results-controller", "backup"]
+    static let operations = ["import", "import-in-chunks", "delete-rules", "fetch", "results-controller", "backup"]
 
     private static func operation(_ name: String, feeds: URL) throws -> any FaultOperation {
         switch name {
         case "import": return ImportFaultOperation(feeds: feeds)
+        case "import-in-chunks": return ChunkedImportFaultOperation(feeds: feeds)
         case "delete-rules": return DeleteRulesFaultOperation()
         case "fetch": return FetchFaultOperation()
         case "results-controller": return ResultsControllerFaultOperation()
@@ -22,7 +22,7 @@ struct FaultInjectionTests {
 
     @Test("a failing read, write, sync, lock, open or delete ends in a clean error or success, with the store sound and whole",
           arguments: operations)
-    func sweep(operation name: String) throws {
+    func sweep(operation name: String) async throws {
         let full = ProcessInfo.processInfo.environment["VACATIONS_FAULT_SWEEP"] == "full"
         // The short run fails about 24 calls of each operation, twice (once, then from then on).
         let runsPerMode = environmentNumber("VACATIONS_FAULT_RUNS", default: 24)
@@ -30,7 +30,7 @@ struct FaultInjectionTests {
         let directory = try TemporaryDirectory(prefix: "faults-\(name)")
         let operation = try Self.operation(name, feeds: directory.path("feeds"))
         let sweep = try FaultSweep(root: directory.url)
-        let report = try sweep.sweep(operation, step: { calls in full ? 1 : max(1, calls / max(1, runsPerMode)) }, seed: seed)
+        let report = try await sweep.sweep(operation, step: { calls in full ? 1 : max(1, calls / max(1, runsPerMode)) }, seed: seed)
         print("Fault sweep (seed \(seed)\(full ? ", every call" : "")): \(report)")
         #expect(report.failures.isEmpty, "seed \(seed):\n\(report.failures.prefix(20).joined(separator: "\n"))")
         #expect(report.runs > 0)

@@ -81,3 +81,53 @@ struct FaultVFSTests {
         #expect(faults.firstFailureKind == .open)
     }
 }
+
+@Suite("Transactions that SQLite rolls back by itself")
+struct LostTransactionTests {
+    @Test("a savepoint whose rollback fails takes the whole transaction back; its later work and its commit are refused")
+    func savepointRollbackFails() throws {
+        for kind in [FaultKind.read, .write] {
+            let directory = try TemporaryDirectory(prefix: "savepoint")
+            let faults = try FaultSession(folder: directory.url)
+            let path = directory.path("store.sqlite").path
+            let connection = try Connection(path: path, configuration: .init(journalMode: .delete))
+            try connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
+            // A cache of two pages: the rows spill into the file, so rolling back must read and write.
+            try connection.execute("PRAGMA cache_size = 2")
+            struct Abandon: Error {}
+            try connection.beginTransaction(.immediate)
+            try connection.execute("INSERT INTO t VALUES (5000, 'first')")
+            #expect(throws: Abandon.self) {
+                try connection.transaction {
+                    for id in 0..<400 { try connection.execute("INSERT INTO t VALUES (?, ?)", [.integer(Int64(id)), .text(String(repeating: "x", count: 60))]) }
+                    faults.arm(failing: 1, persistent: true, kinds: [kind])
+                    throw Abandon()
+                }
+            }
+            faults.disarm()
+            #expect(connection.isAutocommit, "SQLite kept the transaction after a failed ROLLBACK TO (\(kind))")
+            // Work that belonged to the failed transaction must not commit on its own.
+            let later = Result { try connection.transaction { try connection.execute("INSERT INTO t VALUES (6000, 'later')") } }
+            #expect(throws: SQLiteError.self) { try later.get() }
+            if case .failure(let error as SQLiteError) = later { #expect(error.extendedCode == SQLiteError.abortRollback) }
+            try connection.transaction { try connection.execute("INSERT INTO t VALUES (7000, 'next')") }
+            #expect(try connection.rows("SELECT id FROM t ORDER BY id") { $0.int64(at: 0) } == [7000])
+            #expect(try connection.integrityCheck() == ["ok"])
+        }
+    }
+
+    @Test("committing a transaction that SQLite rolled back fails rather than report success")
+    func commitAfterLoss() throws {
+        let directory = try TemporaryDirectory(prefix: "commit")
+        let faults = try FaultSession(folder: directory.url)
+        let connection = try Connection(path: directory.path("store.sqlite").path, configuration: .init(journalMode: .delete))
+        try connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
+        try connection.execute("PRAGMA cache_size = 2")
+        try connection.beginTransaction(.immediate)
+        try connection.execute("SAVEPOINT s")
+        for id in 0..<400 { try connection.execute("INSERT INTO t VALUES (?, ?)", [.integer(Int64(id)), .text(String(repeating: "x", count: 60))]) }
+        faults.failing(call: 1, persistent: true, kinds: [.read]) { _ = Result { try connection.execute("ROLLBACK TO SAVEPOINT s") } }
+        #expect(throws: SQLiteError.self) { try connection.commitTransaction() }
+        #expect(try connection.scalar("SELECT count(*) FROM t")?.integerValue == 0)
+    }
+}

@@ -57,8 +57,7 @@ extension StoreCoordinator {
         }
         guard !assignments.isEmpty else { return ChangeSet() }
         let changeSet = try withStore { store in
-            try store.checkOuterTransaction()
-            return try store.connection.transaction(.immediate) {
+            try store.connection.transaction(.immediate) {
                 let (selection, selectionArguments) = try store.selection(of: entity, predicate: batch.predicate)
                 let sql = "UPDATE \(entity.table) SET Z_OPT = Z_OPT + 1, \(assignments.joined(separator: ", ")) "
                     + "WHERE Z_PK IN (\(selection)) RETURNING Z_PK, Z_ENT"
@@ -85,8 +84,7 @@ extension StoreCoordinator {
         }
         let model = self.model
         let changeSet = try withStore { store in
-            try store.checkOuterTransaction()
-            return try store.connection.transaction(.immediate) {
+            try store.connection.transaction(.immediate) {
                 let (selection, selectionArguments) = try store.selection(of: entity, predicate: batch.predicate)
                 let victims = try store.connection.rows(selection.replacingOccurrences(of: "SELECT t0.Z_PK", with: "SELECT t0.Z_PK, t0.Z_ENT"),
                                                         selectionArguments) {

@@ -209,8 +209,7 @@ extension StoreCoordinator {
         }
         guard !insert.isEmpty else { return BatchInsertResult(objectIDs: [], changeSet: ChangeSet()) }
         let result = try withStore { store in
-            try store.checkOuterTransaction()
-            return try store.connection.transaction(.immediate) { try store.write(insert) }
+            try store.connection.transaction(.immediate) { try store.write(insert) }
         }
         broadcast(result.changeSet, from: nil)
         return result

@@ -7,7 +7,6 @@ extension SQLiteStore {
     ///
     /// Nothing is written when it throws.
     func commit(_ payload: CommitPayload, policy: MergePolicy) throws -> CommitOutcome {
-        try checkOuterTransaction()
         do {
             return try connection.transaction(.immediate) { try write(payload, policy: policy) }
         } catch let error as SQLiteError where error.isUniqueConstraintViolation {

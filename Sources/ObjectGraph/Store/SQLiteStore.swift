@@ -30,8 +30,6 @@ final class SQLiteStore {
     }
     /// Statements for writing rows, prepared on first use (see `WritePlans`).
     var writePlans = WritePlans()
-    /// True while `StoreCoordinator.performTransaction` holds a transaction open.
-    private(set) var isInOuterTransaction = false
 
     struct Options: Sendable {
         var readOnly = false
@@ -113,31 +111,6 @@ final class SQLiteStore {
         try connection.transaction(.immediate) {
             metadata = try writeMetadata(replacingHashes: false, extra: values)
         }
-    }
-
-    // MARK: Transactions of several saves
-
-    func beginOuterTransaction() throws {
-        try connection.beginTransaction(.immediate)
-        isInOuterTransaction = true
-    }
-
-    func commitOuterTransaction() throws {
-        isInOuterTransaction = false
-        try connection.commitTransaction()
-    }
-
-    func rollBackOuterTransaction() {
-        isInOuterTransaction = false
-        connection.rollbackAfterFailure()
-    }
-
-    /// Refuses a write inside `performTransaction` once SQLite has rolled that transaction back
-    /// by itself (after SQLITE_FULL or SQLITE_IOERR): the write would commit on its own, and
-    /// the transaction it belongs to would be half written.
-    func checkOuterTransaction() throws {
-        guard isInOuterTransaction, connection.isAutocommit else { return }
-        throw StoreError("the transaction this write belongs to was rolled back after an earlier error")
     }
 
     func reader(forTable table: String) -> RowReader {

@@ -91,14 +91,14 @@ public final class StoreCoordinator: Sendable {
     /// }
     /// ```
     public func performTransaction<T>(listingLimit: Int = 50_000, _ body: () throws -> T) throws -> T {
-        try store.withLock { try $0.beginOuterTransaction() }
+        try store.withLock { try $0.connection.beginTransaction(.immediate) }
         heldBack.withLock { $0 = HeldChanges(limit: listingLimit) }
         let result: T
         do {
             result = try body()
-            try store.withLock { try $0.commitOuterTransaction() }
+            try store.withLock { try $0.connection.commitTransaction() }
         } catch {
-            store.withLock { $0.rollBackOuterTransaction() }
+            store.withLock { $0.connection.rollbackAfterFailure() }
             heldBack.withLock { $0 = nil }
             throw error
         }

@@ -20,8 +20,10 @@ struct FaultInspection: Sendable {
 }
 
 /// One operation of the sweep: it prepares a starting state once, then runs on fresh copies.
+/// Its steps run on the main actor (the CLI and documents live there), one run at a time, so
+/// that other tests' main-actor work (autosave timers) goes on between runs.
 @MainActor
-protocol FaultOperation {
+protocol FaultOperation: Sendable {
     var name: String { get }
     /// Builds the starting state in `folder`, outside the fault session.
     func prepare(in folder: URL) throws
@@ -40,8 +42,7 @@ protocol FaultOperation {
 /// integrity check and the domain's checks and hold either the whole operation or none of it;
 /// a run that succeeds must produce exactly what the clean run produced (a failure that
 /// became data would show here).
-@MainActor
-final class FaultSweep {
+final class FaultSweep: Sendable {
     struct Report: CustomStringConvertible {
         var operation: String
         var callsInCleanRun = 0
@@ -73,7 +74,6 @@ final class FaultSweep {
 
     private let root: URL
     private let faults: FaultSession
-    private var runNumber = 0
 
     /// A sweep working in `root` (its `work` folder is the fault session's).
     init(root: URL) throws {
@@ -93,12 +93,19 @@ final class FaultSweep {
     }
 
     /// Sweeps `operation`: `step` 1 fails every call; larger steps sample every step-th call.
-    func sweep(_ operation: any FaultOperation, step: (_ calls: Int) -> Int, seed: UInt64) throws -> Report {
+    func sweep(_ operation: any FaultOperation, step: (_ calls: Int) -> Int, seed: UInt64) async throws -> Report {
         let started = ContinuousClock.now
-        var report = Report(operation: operation.name)
-        let template = root.appendingPathComponent("template-\(operation.name)")
-        try operation.prepare(in: template)
-        let before = try operation.inspect(try copy(template))
+        var report = Report(operation: await operation.name)
+        var runNumber = 0
+        func copy(_ template: URL) throws -> URL {
+            runNumber += 1
+            let folder = faults.folder.appendingPathComponent("run-\(runNumber)")
+            try FileManager.default.copyItem(at: template, to: folder)
+            return folder
+        }
+        let template = root.appendingPathComponent("template-\(report.operation)")
+        try await operation.prepare(in: template)
+        let before = try await operation.inspect(try copy(template))
         guard before.problems.isEmpty else {
             report.failures.append("the starting state is not sound: \(before.problems.joined(separator: "; "))")
             return report
@@ -106,11 +113,13 @@ final class FaultSweep {
 
         // The clean run: how many calls, what it produces, what it leaves.
         let cleanFolder = try copy(template)
-        var cleanResult = FaultRunResult.failed(message: "not run", clean: false)
-        report.callsInCleanRun = faults.counting { cleanResult = operation.run(in: cleanFolder) }
+        faults.arm(failing: 0)
+        let cleanResult = await operation.run(in: cleanFolder)
+        faults.disarm()
+        report.callsInCleanRun = faults.calls
         report.callsByKind = faults.callsByKind
-        report.failures += operation.release(cleanFolder)
-        let after = try operation.inspect(cleanFolder)
+        report.failures += await operation.release(cleanFolder)
+        let after = try await operation.inspect(cleanFolder)
         guard case .succeeded(let expectedOutput) = cleanResult else {
             report.failures.append("the clean run failed: \(cleanResult)")
             return report
@@ -125,17 +134,19 @@ final class FaultSweep {
         for persistent in [false, true] {
             for call in calls {
                 let folder = try copy(template)
-                let result = faults.failing(call: call, persistent: persistent) { operation.run(in: folder) }
+                faults.arm(failing: call, persistent: persistent)
+                let result = await operation.run(in: folder)
+                faults.disarm()
                 let reached = faults.failures > 0
                 let kind = faults.firstFailureKind.map { "\($0)" } ?? "none"
                 report.runs += 1
                 if persistent { report.persistentRuns += 1 } else { report.transientRuns += 1 }
                 if !reached { report.notReached += 1 }
-                let label = "\(operation.name), call \(call) (\(kind))\(persistent ? " and every call after it" : "") failing"
-                report.failures += operation.release(folder).map { "\(label): \($0)" }
+                let label = "\(report.operation), call \(call) (\(kind))\(persistent ? " and every call after it" : "") failing"
+                report.failures += await operation.release(folder).map { "\(label): \($0)" }
                 let inspection: FaultInspection
                 do {
-                    inspection = try operation.inspect(folder)
+                    inspection = try await operation.inspect(folder)
                 } catch {
                     report.failures.append("\(label): the store could not be inspected afterwards: \(error)")
                     continue
@@ -173,14 +184,6 @@ final class FaultSweep {
         report.seconds = Double((ContinuousClock.now - started).components.seconds)
             + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
         return report
-    }
-
-    /// A fresh copy of `template` inside the fault session's folder.
-    private func copy(_ template: URL) throws -> URL {
-        runNumber += 1
-        let folder = faults.folder.appendingPathComponent("run-\(runNumber)")
-        try FileManager.default.copyItem(at: template, to: folder)
-        return folder
     }
 
     /// The first lines where `actual` differs from each of `expected`.

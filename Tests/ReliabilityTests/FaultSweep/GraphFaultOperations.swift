@@ -168,13 +168,15 @@ struct DeleteRulesFaultOperation: ShelvesFaultOperation {
                                                                     sortedBy: [ObjectSortDescriptor("title")], limit: 1)).first else {
                 throw RunFailure("no book with loans")
             }
+            let title = loaned.title
             context.delete(loaned)
             do {
                 try context.save()
-                return "deny let \(loaned.title) go"
+                return "deny let \(title) go"
             } catch let error as ValidationError where error.rule == .deny {
                 context.rollback()
-                return "shelf A deleted with its books; \(loaned.title) kept by deny"
+                try context.throwIfLoadFailed()
+                return "shelf A deleted with its books; \(title) kept by deny"
             }
         }
     }

@@ -173,3 +173,46 @@ struct BackupFaultOperation: FaultOperation {
         return FaultInspection(fingerprint: vacation + "\nbackups: \(backups.count)", problems: problems)
     }
 }
+
+/// The same import through the library, in chunks of 8 photos, with a page cache of 4 pages:
+/// several saves and batch inserts inside one transaction (`performTransaction`), with pages
+/// spilled and read back between them, which must stay whole when one of them fails and SQLite
+/// rolls the transaction back underneath.
+struct ChunkedImportFaultOperation: FaultOperation {
+    let name = "import-in-chunks"
+    let feeds: URL
+
+    func prepare(in folder: URL) throws { try ImportFaultOperation(feeds: feeds).prepare(in: folder) }
+
+    func run(in folder: URL) -> FaultRunResult {
+        do {
+            let configuration = ManagedDocument.Configuration(autosaveDelay: nil, handlesStopSignals: false)
+            let library = try VacationLibrary(url: folder.appendingPathComponent("library"), wait: .zero, configuration: configuration)
+            let document = try library.open("Trip", access: .write)
+            let coordinator = try document.coordinator
+            // A cache of a few pages: pages spill to the WAL and are read back between chunks,
+            // so that I/O happens inside the transaction, as in an import of a large feed.
+            try coordinator.withConnection { try $0.execute("PRAGMA cache_size = 4") }
+            var importer = FeedImporter(coordinator: coordinator)
+            importer.chunkSize = 8
+            let report = importer.importFeeds([.file(feeds.appendingPathComponent("b.json"))], rules: DraftRules(),
+                                              now: Date(timeIntervalSince1970: 1_700_000_000))
+            if let failure = report.files.first?.failure {
+                let message = failure.description
+                guard case .store = failure else { return .failed(message: message, clean: false) }
+                return .failed(message: message, clean: !message.isEmpty && !message.contains("\n"))
+            }
+            try document.close()
+            return .succeeded(output: "\(report.added) added, \(report.updated) updated, \(report.unchanged) unchanged")
+        } catch {
+            let message = "\(error)"
+            return .failed(message: message, clean: error is DocumentError && !message.contains("\n"))
+        }
+    }
+
+    func release(_ folder: URL) -> [String] {
+        InProcessVacation(library: folder.appendingPathComponent("library")).releaseDocuments()
+    }
+
+    func inspect(_ folder: URL) throws -> FaultInspection { try ImportFaultOperation(feeds: feeds).inspect(folder) }
+}
