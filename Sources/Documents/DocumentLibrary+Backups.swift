@@ -36,6 +36,7 @@ extension DocumentLibrary {
         do {
             finalPath = try renameIntoPlace(staging, folder: backups, baseName: BackupInfo.name(for: created))
         } catch {
+            // The error that matters is being thrown; a hidden folder left behind is cleared later.
             try? FileSystem.removeTree(staging)
             throw error
         }
@@ -132,10 +133,12 @@ extension DocumentLibrary {
                 try FileSystem.renameWithoutReplacing(staging, to: target.bundle.path, subject: subject)
             }
         } catch {
+            // The error that matters is being thrown; a hidden folder left behind is cleared later.
             try? FileSystem.removeTree(staging)
             throw error
         }
-        // After an exchange the staging name holds the original, out of sight: remove it.
+        // After an exchange the staging name holds the original, out of sight: remove it. The
+        // restore is done; what fails to go here is hidden and cleared later.
         if exists { try? FileSystem.removeTree(staging) }
         return target.name.rawValue
     }
@@ -154,6 +157,7 @@ extension DocumentLibrary {
             guard Foundation.rename(backup.url.path, hidden) == 0 else {
                 throw .system("remove", backup.url.path, errno: errno)
             }
+            // Out of sight already, and no longer listed: what fails to go is cleared later.
             try? FileSystem.removeTree(hidden)
         }
         return doomed

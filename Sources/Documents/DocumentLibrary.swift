@@ -203,6 +203,7 @@ public struct DocumentLibrary: Sendable {
         do {
             try FileSystem.renameWithoutReplacing(staging, to: target.bundle.path, subject: targetSubject)
         } catch {
+            // The error that matters is being thrown; a hidden folder left behind is cleared later.
             try? FileSystem.removeTree(staging)
             throw error
         }

@@ -129,6 +129,7 @@ extension ManagedDocument {
             try FileSystem.renameWithoutReplacing(staging, to: bundle.path, subject: subject)
         } catch {
             lock.release()
+            // The error that matters is being thrown; a hidden folder left behind is cleared later.
             try? FileSystem.removeTree(staging)
             throw error
         }

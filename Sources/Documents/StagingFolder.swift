@@ -31,6 +31,7 @@ enum StagingFolder: String, CaseIterable {
             return (path, acquired)
         } catch {
             lock?.release()
+            // The error that matters is being thrown; a hidden folder left behind is cleared later.
             try? FileSystem.removeTree(path)
             throw error
         }
@@ -49,6 +50,7 @@ enum StagingFolder: String, CaseIterable {
                   let modified = FileSystem.modificationDate(at: path),
                   now.timeIntervalSince(modified) > abandonmentAge,
                   let lock = DocumentLock.acquireIfFree(path) else { continue }
+            // Housekeeping: a folder that cannot be removed now is tried again next time.
             try? FileSystem.removeTree(path)
             lock.release()
         }

@@ -317,3 +317,36 @@ struct OuterTransactionTests {
         if case .failure(let error as SQLiteError) = secondSave { #expect(error.extendedCode == SQLiteError.abortRollback) }
     }
 }
+
+@Suite("Predicates judged in memory on objects that cannot load")
+struct PredicateLoadFailureTests {
+    @Test("evaluating a predicate on a fault or a to-many that cannot load throws instead of answering")
+    func evaluation() throws {
+        let directory = try TemporaryDirectory(prefix: "predicate-load")
+        let faults = try FaultSession(folder: directory.url)
+        let url = directory.path("store.sqlite")
+        let id: ObjectID
+        do {
+            let context = ObjectContext(coordinator: try StoreCoordinator(url: url, model: TestModels.travel))
+            let tag = Tag(context: context)
+            tag.name = "sea"
+            let photo = Photo(context: context)
+            photo.unique = "1"
+            photo.title = "Beach"
+            photo.tags = [tag]
+            try context.save()
+            id = photo.objectID
+        }
+        let context = ObjectContext(coordinator: try StoreCoordinator(url: url, model: TestModels.travel))
+        let photo = try #require(context.object(with: id) as? Photo)
+        let byTitle = try ObjectPredicate(format: "title == 'Beach'")
+        let byTag = try ObjectPredicate(format: "ANY tags.name == 'sea'")
+        faults.arm(failing: 1, persistent: true)
+        #expect(throws: ObjectLoadError.self) { try byTitle.evaluate(with: photo) }
+        #expect(throws: ObjectLoadError.self) { try byTag.evaluate(with: photo) }
+        faults.disarm()
+        #expect(try byTitle.evaluate(with: photo))
+        #expect(try byTag.evaluate(with: photo))
+        #expect(context.loadError == nil, "a failure thrown to the caller is not recorded as well")
+    }
+}
