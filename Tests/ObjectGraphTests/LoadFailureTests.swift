@@ -1,3 +1,4 @@
+import ObjectGraphTestModels
 import Foundation
 import ObjectGraph
 import SQLiteDB

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Documents
 import Foundation
 import ObjectGraph
