@@ -4,7 +4,7 @@ import TestSupport
 
 /// The short fault sweep; `Scripts/fault-test.sh` runs the full one (`VACATIONS_FAULT_SWEEP=full`:
 /// every I/O call of every operation, once and from then on).
-@Suite("Fault injection: each I/O call of an operation fails in turn")
+@Suite("Fault injection: each I/O call of an operation fails in turn", .serialized)
 struct FaultInjectionTests {
     static let operations = ["import", "import-in-chunks", "delete-rules", "fetch", "results-controller", "backup"]
 
@@ -30,7 +30,11 @@ struct FaultInjectionTests {
         let directory = try TemporaryDirectory(prefix: "faults-\(name)")
         let operation = try Self.operation(name, feeds: directory.path("feeds"))
         let sweep = try FaultSweep(root: directory.url)
-        let report = try await sweep.sweep(operation, step: { calls in full ? 1 : max(1, calls / max(1, runsPerMode)) }, seed: seed)
+        // On a thread of its own: the sweep blocks (copies, checks), and Swift's tasks share
+        // only as many threads as there are cores.
+        let report = try await onOwnThread {
+            try sweep.sweep(operation, step: { calls in full ? 1 : max(1, calls / max(1, runsPerMode)) }, seed: seed)
+        }
         print("Fault sweep (seed \(seed)\(full ? ", every call" : "")): \(report)")
         #expect(report.failures.isEmpty, "seed \(seed):\n\(report.failures.prefix(20).joined(separator: "\n"))")
         #expect(report.runs > 0)

@@ -20,8 +20,8 @@ struct FaultInspection: Sendable {
 }
 
 /// One operation of the sweep: it prepares a starting state once, then runs on fresh copies.
-/// Its steps run on the main actor (the CLI and documents live there), one run at a time, so
-/// that other tests' main-actor work (autosave timers) goes on between runs.
+/// Its steps run on the main actor (the CLI and documents live there), one step at a time, so
+/// that other tests' main-actor work (autosave timers) goes on between them.
 @MainActor
 protocol FaultOperation: Sendable {
     var name: String { get }
@@ -93,9 +93,12 @@ final class FaultSweep: Sendable {
     }
 
     /// Sweeps `operation`: `step` 1 fails every call; larger steps sample every step-th call.
-    func sweep(_ operation: any FaultOperation, step: (_ calls: Int) -> Int, seed: UInt64) async throws -> Report {
+    ///
+    /// Blocking (file copies, checks, waits for the main actor): call it on a thread of its own
+    /// (`onOwnThread`), never from the few threads Swift's tasks share.
+    func sweep(_ operation: any FaultOperation, step: (_ calls: Int) -> Int, seed: UInt64) throws -> Report {
         let started = ContinuousClock.now
-        var report = Report(operation: await operation.name)
+        var report = Report(operation: onMain { operation.name })
         var runNumber = 0
         func copy(_ template: URL) throws -> URL {
             runNumber += 1
@@ -104,8 +107,9 @@ final class FaultSweep: Sendable {
             return folder
         }
         let template = root.appendingPathComponent("template-\(report.operation)")
-        try await operation.prepare(in: template)
-        let before = try await operation.inspect(try copy(template))
+        try onMain { try operation.prepare(in: template) }
+        let first = try copy(template)
+        let before = try onMain { try operation.inspect(first) }
         guard before.problems.isEmpty else {
             report.failures.append("the starting state is not sound: \(before.problems.joined(separator: "; "))")
             return report
@@ -114,12 +118,12 @@ final class FaultSweep: Sendable {
         // The clean run: how many calls, what it produces, what it leaves.
         let cleanFolder = try copy(template)
         faults.arm(failing: 0)
-        let cleanResult = await operation.run(in: cleanFolder)
+        let cleanResult = onMain { operation.run(in: cleanFolder) }
         faults.disarm()
         report.callsInCleanRun = faults.calls
         report.callsByKind = faults.callsByKind
-        report.failures += await operation.release(cleanFolder)
-        let after = try await operation.inspect(cleanFolder)
+        report.failures += onMain { operation.release(cleanFolder) }
+        let after = try onMain { try operation.inspect(cleanFolder) }
         guard case .succeeded(let expectedOutput) = cleanResult else {
             report.failures.append("the clean run failed: \(cleanResult)")
             return report
@@ -135,7 +139,7 @@ final class FaultSweep: Sendable {
             for call in calls {
                 let folder = try copy(template)
                 faults.arm(failing: call, persistent: persistent)
-                let result = await operation.run(in: folder)
+                let result = onMain { operation.run(in: folder) }
                 faults.disarm()
                 let reached = faults.failures > 0
                 let kind = faults.firstFailureKind.map { "\($0)" } ?? "none"
@@ -143,10 +147,10 @@ final class FaultSweep: Sendable {
                 if persistent { report.persistentRuns += 1 } else { report.transientRuns += 1 }
                 if !reached { report.notReached += 1 }
                 let label = "\(report.operation), call \(call) (\(kind))\(persistent ? " and every call after it" : "") failing"
-                report.failures += await operation.release(folder).map { "\(label): \($0)" }
+                report.failures += onMain { operation.release(folder) }.map { "\(label): \($0)" }
                 let inspection: FaultInspection
                 do {
-                    inspection = try await operation.inspect(folder)
+                    inspection = try onMain { try operation.inspect(folder) }
                 } catch {
                     report.failures.append("\(label): the store could not be inspected afterwards: \(error)")
                     continue
@@ -184,6 +188,11 @@ final class FaultSweep: Sendable {
         report.seconds = Double((ContinuousClock.now - started).components.seconds)
             + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
         return report
+    }
+
+    /// Runs `body` on the main actor and waits for it: from a thread of the sweep's own.
+    private func onMain<T: Sendable>(_ body: @MainActor () throws -> T) rethrows -> T {
+        try DispatchQueue.main.sync { try MainActor.assumeIsolated(body) }
     }
 
     /// The first lines where `actual` differs from each of `expected`.
