@@ -98,6 +98,9 @@ public final class HelperProcess: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(5))
         }
+        // A waiter that could not run for a while (every shared thread busy) looks once more
+        // before it says the line never came.
+        if let line = outputLines.first(where: { $0.hasPrefix(prefix) }) { return line }
         throw HelperFailure("no \"\(prefix)\" from the helper within \(timeout); output \(outputLines), errors \(standardError)")
     }
 

@@ -16,7 +16,7 @@ private struct FailingStore {
     /// Photos `0…photos-1` titled "Photo i", each at place "Place i%2" with tags "tag i%3" and
     /// "common", one note each; a trip with two stops.
     init(photos: Int = 6) throws {
-        directory = try TemporaryDirectory(prefix: "load-failure")
+        directory = try TemporaryDirectory(prefix: "load-failure", inMemory: true)
         faults = try FaultSession(folder: directory.url)
         let coordinator = try StoreCoordinator(url: directory.path("store.sqlite"), model: TestModels.travel)
         let context = ObjectContext(coordinator: coordinator)
@@ -290,7 +290,7 @@ struct LoadFailureTests {
 struct OuterTransactionTests {
     @Test("a save after SQLite rolled back the transaction it belongs to is refused, not committed on its own")
     func rolledBackUnderneath() throws {
-        let directory = try TemporaryDirectory(prefix: "outer-transaction")
+        let directory = try TemporaryDirectory(prefix: "outer-transaction", inMemory: true)
         let faults = try FaultSession(folder: directory.url)
         let coordinator = try StoreCoordinator(url: directory.path("store.sqlite"), model: TestModels.travel)
         // A cache of two pages: the first save spills to the WAL, and the write that fails there
@@ -323,7 +323,7 @@ struct OuterTransactionTests {
 struct PredicateLoadFailureTests {
     @Test("evaluating a predicate on a fault or a to-many that cannot load throws instead of answering")
     func evaluation() throws {
-        let directory = try TemporaryDirectory(prefix: "predicate-load")
+        let directory = try TemporaryDirectory(prefix: "predicate-load", inMemory: true)
         let faults = try FaultSession(folder: directory.url)
         let url = directory.path("store.sqlite")
         let id: ObjectID

@@ -22,7 +22,7 @@ struct FaultVFSTests {
 
     @Test("a clean run counts its calls of every kind; the same run twice counts the same")
     func countsCalls() throws {
-        let directory = try TemporaryDirectory(prefix: "faultvfs")
+        let directory = try TemporaryDirectory(prefix: "faultvfs", inMemory: true)
         let faults = try FaultSession(folder: directory.url)
         let path = directory.path("store.sqlite").path
         try writeRows(path, from: 0, count: 10)
@@ -40,7 +40,7 @@ struct FaultVFSTests {
 
     @Test("failing each call of a transaction in turn gives an error or success, and the rows are all there or none")
     func eachCallFails() throws {
-        let directory = try TemporaryDirectory(prefix: "faultvfs")
+        let directory = try TemporaryDirectory(prefix: "faultvfs", inMemory: true)
         let faults = try FaultSession(folder: directory.url)
         let path = directory.path("store.sqlite").path
         try writeRows(path, from: 0, count: 5)
@@ -70,8 +70,8 @@ struct FaultVFSTests {
 
     @Test("files outside the session's folder are neither counted nor failed")
     func outsideFilesPass() throws {
-        let inside = try TemporaryDirectory(prefix: "faultvfs-in")
-        let outside = try TemporaryDirectory(prefix: "faultvfs-out")
+        let inside = try TemporaryDirectory(prefix: "faultvfs-in", inMemory: true)
+        let outside = try TemporaryDirectory(prefix: "faultvfs-out", inMemory: true)
         let faults = try FaultSession(folder: inside.url)
         faults.arm(failing: 1, persistent: true)
         defer { faults.disarm() }
@@ -87,7 +87,7 @@ struct LostTransactionTests {
     @Test("a savepoint whose rollback fails takes the whole transaction back; its later work and its commit are refused")
     func savepointRollbackFails() throws {
         for kind in [FaultKind.read, .write] {
-            let directory = try TemporaryDirectory(prefix: "savepoint")
+            let directory = try TemporaryDirectory(prefix: "savepoint", inMemory: true)
             let faults = try FaultSession(folder: directory.url)
             let path = directory.path("store.sqlite").path
             let connection = try Connection(path: path, configuration: .init(journalMode: .delete))
@@ -118,7 +118,7 @@ struct LostTransactionTests {
 
     @Test("committing a transaction that SQLite rolled back fails rather than report success")
     func commitAfterLoss() throws {
-        let directory = try TemporaryDirectory(prefix: "commit")
+        let directory = try TemporaryDirectory(prefix: "commit", inMemory: true)
         let faults = try FaultSession(folder: directory.url)
         let connection = try Connection(path: directory.path("store.sqlite").path, configuration: .init(journalMode: .delete))
         try connection.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
