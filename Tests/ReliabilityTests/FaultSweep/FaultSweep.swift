@@ -20,9 +20,9 @@ struct FaultInspection: Sendable {
 }
 
 /// One operation of the sweep: it prepares a starting state once, then runs on fresh copies.
-/// Its steps run on the main actor (the CLI and documents live there), one step at a time, so
-/// that other tests' main-actor work (autosave timers) goes on between them.
-@MainActor
+/// Its steps run on the sweep's own thread; those that need the main actor (the CLI, documents)
+/// hop there for as little as they need it (`onMainActor`), so that other tests' main-actor
+/// work (autosave timers) goes on between them.
 protocol FaultOperation: Sendable {
     var name: String { get }
     /// Builds the starting state in `folder`, outside the fault session.
@@ -98,7 +98,7 @@ final class FaultSweep: Sendable {
     /// (`onOwnThread`), never from the few threads Swift's tasks share.
     func sweep(_ operation: any FaultOperation, step: (_ calls: Int) -> Int, seed: UInt64) throws -> Report {
         let started = ContinuousClock.now
-        var report = Report(operation: onMain { operation.name })
+        var report = Report(operation: operation.name)
         var runNumber = 0
         func copy(_ template: URL) throws -> URL {
             runNumber += 1
@@ -107,9 +107,9 @@ final class FaultSweep: Sendable {
             return folder
         }
         let template = root.appendingPathComponent("template-\(report.operation)")
-        try onMain { try operation.prepare(in: template) }
+        try operation.prepare(in: template)
         let first = try copy(template)
-        let before = try onMain { try operation.inspect(first) }
+        let before = try operation.inspect(first)
         guard before.problems.isEmpty else {
             report.failures.append("the starting state is not sound: \(before.problems.joined(separator: "; "))")
             return report
@@ -118,12 +118,12 @@ final class FaultSweep: Sendable {
         // The clean run: how many calls, what it produces, what it leaves.
         let cleanFolder = try copy(template)
         faults.arm(failing: 0)
-        let cleanResult = onMain { operation.run(in: cleanFolder) }
+        let cleanResult = operation.run(in: cleanFolder)
         faults.disarm()
         report.callsInCleanRun = faults.calls
         report.callsByKind = faults.callsByKind
-        report.failures += onMain { operation.release(cleanFolder) }
-        let after = try onMain { try operation.inspect(cleanFolder) }
+        report.failures += operation.release(cleanFolder)
+        let after = try operation.inspect(cleanFolder)
         guard case .succeeded(let expectedOutput) = cleanResult else {
             report.failures.append("the clean run failed: \(cleanResult)")
             return report
@@ -139,7 +139,7 @@ final class FaultSweep: Sendable {
             for call in calls {
                 let folder = try copy(template)
                 faults.arm(failing: call, persistent: persistent)
-                let result = onMain { operation.run(in: folder) }
+                let result = operation.run(in: folder)
                 faults.disarm()
                 let reached = faults.failures > 0
                 let kind = faults.firstFailureKind.map { "\($0)" } ?? "none"
@@ -147,10 +147,10 @@ final class FaultSweep: Sendable {
                 if persistent { report.persistentRuns += 1 } else { report.transientRuns += 1 }
                 if !reached { report.notReached += 1 }
                 let label = "\(report.operation), call \(call) (\(kind))\(persistent ? " and every call after it" : "") failing"
-                report.failures += onMain { operation.release(folder) }.map { "\(label): \($0)" }
+                report.failures += operation.release(folder).map { "\(label): \($0)" }
                 let inspection: FaultInspection
                 do {
-                    inspection = try onMain { try operation.inspect(folder) }
+                    inspection = try operation.inspect(folder)
                 } catch {
                     report.failures.append("\(label): the store could not be inspected afterwards: \(error)")
                     continue
@@ -190,11 +190,6 @@ final class FaultSweep: Sendable {
         return report
     }
 
-    /// Runs `body` on the main actor and waits for it: from a thread of the sweep's own.
-    private func onMain<T: Sendable>(_ body: @MainActor () throws -> T) rethrows -> T {
-        try DispatchQueue.main.sync { try MainActor.assumeIsolated(body) }
-    }
-
     /// The first lines where `actual` differs from each of `expected`.
     private func difference(_ actual: String, _ expected: String...) -> String {
         let lines = actual.split(separator: "\n", omittingEmptySubsequences: false)
@@ -206,4 +201,10 @@ final class FaultSweep: Sendable {
             return "  line \(index + 1): got \(got.debugDescription), expected \(number == 0 ? "" : "(other) ")\(wanted.debugDescription)"
         }.joined(separator: "\n")
     }
+}
+
+/// Runs `body` on the main actor and waits for it: from the sweep's own thread, never from the
+/// main actor itself.
+func onMainActor<T: Sendable>(_ body: @MainActor () throws -> T) rethrows -> T {
+    try DispatchQueue.main.sync { try MainActor.assumeIsolated(body) }
 }
