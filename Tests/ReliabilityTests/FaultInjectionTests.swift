@@ -30,14 +30,7 @@ struct FaultInjectionTests {
         let directory = try TemporaryDirectory(prefix: "faults-\(name)", inMemory: true)
         let operation = try Self.operation(name, feeds: directory.path("feeds"))
         let sweep = try FaultSweep(root: directory.url)
-        // On a thread of its own: the sweep blocks (copies, checks), and Swift's tasks share
-        // only as many threads as there are cores.
-        let report = try await onOwnThread {
-            // At the lowest priority: the sweep yields the processor to the other tests' threads.
-            // (On Linux a nice value belongs to the thread, and 0 names the calling one.)
-            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-            return try sweep.sweep(operation, step: { calls in full ? 1 : max(1, calls / max(1, runsPerMode)) }, seed: seed)
-        }
+        let report = try await sweep.sweep(operation, step: { calls in full ? 1 : max(1, calls / max(1, runsPerMode)) }, seed: seed)
         print("Fault sweep (seed \(seed)\(full ? ", every call" : "")): \(report)")
         #expect(report.failures.isEmpty, "seed \(seed):\n\(report.failures.prefix(20).joined(separator: "\n"))")
         #expect(report.runs > 0)

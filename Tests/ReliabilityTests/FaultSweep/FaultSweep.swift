@@ -20,17 +20,16 @@ struct FaultInspection: Sendable {
 }
 
 /// One operation of the sweep: it prepares a starting state once, then runs on fresh copies.
-/// Its steps run on the sweep's own thread; those that need the main actor (the CLI, documents)
-/// hop there for as little as they need it (`onMainActor`), so that other tests' main-actor
-/// work (autosave timers) goes on between them.
+/// Steps that need the main actor (the CLI, documents) hop there for as little as they need it,
+/// so that other tests' main-actor work (autosave timers) goes on between them.
 protocol FaultOperation: Sendable {
     var name: String { get }
     /// Builds the starting state in `folder`, outside the fault session.
-    func prepare(in folder: URL) throws
+    func prepare(in folder: URL) async throws
     /// Runs the operation on the copy in `folder`.
-    func run(in folder: URL) -> FaultRunResult
+    func run(in folder: URL) async -> FaultRunResult
     /// Lets go of what a failed run may have left open in `folder` (documents, connections).
-    func release(_ folder: URL) -> [String]
+    func release(_ folder: URL) async -> [String]
     /// Reads what `folder` holds.
     func inspect(_ folder: URL) throws -> FaultInspection
 }
@@ -94,9 +93,9 @@ final class FaultSweep: Sendable {
 
     /// Sweeps `operation`: `step` 1 fails every call; larger steps sample every step-th call.
     ///
-    /// Blocking (file copies, checks, waits for the main actor): call it on a thread of its own
-    /// (`onOwnThread`), never from the few threads Swift's tasks share.
-    func sweep(_ operation: any FaultOperation, step: (_ calls: Int) -> Int, seed: UInt64) throws -> Report {
+    /// Each run is short and the sweep yields between runs, so that it shares Swift's few task
+    /// threads (and the main actor) with the tests that run beside it.
+    func sweep(_ operation: any FaultOperation, step: (_ calls: Int) -> Int, seed: UInt64) async throws -> Report {
         let started = ContinuousClock.now
         var report = Report(operation: operation.name)
         var runNumber = 0
@@ -107,7 +106,7 @@ final class FaultSweep: Sendable {
             return folder
         }
         let template = root.appendingPathComponent("template-\(report.operation)")
-        try operation.prepare(in: template)
+        try await operation.prepare(in: template)
         let first = try copy(template)
         let before = try operation.inspect(first)
         guard before.problems.isEmpty else {
@@ -118,11 +117,11 @@ final class FaultSweep: Sendable {
         // The clean run: how many calls, what it produces, what it leaves.
         let cleanFolder = try copy(template)
         faults.arm(failing: 0)
-        let cleanResult = operation.run(in: cleanFolder)
+        let cleanResult = await operation.run(in: cleanFolder)
         faults.disarm()
         report.callsInCleanRun = faults.calls
         report.callsByKind = faults.callsByKind
-        report.failures += operation.release(cleanFolder)
+        report.failures += await operation.release(cleanFolder)
         let after = try operation.inspect(cleanFolder)
         guard case .succeeded(let expectedOutput) = cleanResult else {
             report.failures.append("the clean run failed: \(cleanResult)")
@@ -139,7 +138,7 @@ final class FaultSweep: Sendable {
             for call in calls {
                 let folder = try copy(template)
                 faults.arm(failing: call, persistent: persistent)
-                let result = operation.run(in: folder)
+                let result = await operation.run(in: folder)
                 faults.disarm()
                 let reached = faults.failures > 0
                 let kind = faults.firstFailureKind.map { "\($0)" } ?? "none"
@@ -147,7 +146,7 @@ final class FaultSweep: Sendable {
                 if persistent { report.persistentRuns += 1 } else { report.transientRuns += 1 }
                 if !reached { report.notReached += 1 }
                 let label = "\(report.operation), call \(call) (\(kind))\(persistent ? " and every call after it" : "") failing"
-                report.failures += operation.release(folder).map { "\(label): \($0)" }
+                report.failures += await operation.release(folder).map { "\(label): \($0)" }
                 let inspection: FaultInspection
                 do {
                     inspection = try operation.inspect(folder)
@@ -183,6 +182,7 @@ final class FaultSweep: Sendable {
                     }
                 }
                 try? FileManager.default.removeItem(at: folder)   // clean-up only: a leftover folder is harmless
+                await Task.yield()
             }
         }
         report.seconds = Double((ContinuousClock.now - started).components.seconds)
@@ -201,10 +201,4 @@ final class FaultSweep: Sendable {
             return "  line \(index + 1): got \(got.debugDescription), expected \(number == 0 ? "" : "(other) ")\(wanted.debugDescription)"
         }.joined(separator: "\n")
     }
-}
-
-/// Runs `body` on the main actor and waits for it: from the sweep's own thread, never from the
-/// main actor itself.
-func onMainActor<T: Sendable>(_ body: @MainActor () throws -> T) rethrows -> T {
-    try DispatchQueue.main.sync { try MainActor.assumeIsolated(body) }
 }

@@ -106,27 +106,27 @@ struct ImportFaultOperation: FaultOperation {
     let name = "import"
     let feeds: URL
 
-    func prepare(in folder: URL) throws {
+    func prepare(in folder: URL) async throws {
         try FileManager.default.createDirectory(at: feeds, withIntermediateDirectories: true)
         // Feed B's photo i is feed A's photo i+20: same id, other title, tags and place.
         _ = try TestFeed(in: feeds, name: "a", photos: 40, firstID: 5_000_000, json: false, vocabulary: 30, places: 8)
         _ = try TestFeed(in: feeds, name: "b", photos: 40, firstID: 5_000_020, json: true, vocabulary: 30, places: 8)
         let library = folder.appendingPathComponent("library")
-        let outcome = onMainActor {
+        let outcome = await MainActor.run {
             InProcessVacation(library: library).run(["--vacation", "Trip", "import", feeds.appendingPathComponent("a.xml").path])
         }
         guard outcome.code == 0 else { throw RunFailure("preparing the import sweep: \(outcome.errors)") }
     }
 
-    func run(in folder: URL) -> FaultRunResult {
-        onMainActor {
+    func run(in folder: URL) async -> FaultRunResult {
+        await MainActor.run {
             InProcessVacation(library: folder.appendingPathComponent("library"))
                 .result(of: ["--vacation", "Trip", "import", feeds.appendingPathComponent("b.json").path, "--json"])
         }
     }
 
-    func release(_ folder: URL) -> [String] {
-        onMainActor { InProcessVacation(library: folder.appendingPathComponent("library")).releaseDocuments() }
+    func release(_ folder: URL) async -> [String] {
+        await MainActor.run { InProcessVacation(library: folder.appendingPathComponent("library")).releaseDocuments() }
     }
 
     func inspect(_ folder: URL) throws -> FaultInspection {
@@ -142,25 +142,25 @@ struct BackupFaultOperation: FaultOperation {
     let name = "backup"
     let feeds: URL
 
-    func prepare(in folder: URL) throws {
+    func prepare(in folder: URL) async throws {
         try FileManager.default.createDirectory(at: feeds, withIntermediateDirectories: true)
         _ = try TestFeed(in: feeds, name: "c", photos: 60, firstID: 6_000_000, json: false, vocabulary: 30, places: 8)
         let library = folder.appendingPathComponent("library")
-        let outcome = onMainActor {
+        let outcome = await MainActor.run {
             InProcessVacation(library: library).run(["--vacation", "Trip", "import", feeds.appendingPathComponent("c.xml").path])
         }
         guard outcome.code == 0 else { throw RunFailure("preparing the backup sweep: \(outcome.errors)") }
     }
 
-    func run(in folder: URL) -> FaultRunResult {
-        let result = onMainActor { InProcessVacation(library: folder.appendingPathComponent("library")).result(of: ["backup", "Trip"]) }
+    func run(in folder: URL) async -> FaultRunResult {
+        let result = await MainActor.run { InProcessVacation(library: folder.appendingPathComponent("library")).result(of: ["backup", "Trip"]) }
         // The output names the backup by the time it was taken: only success matters.
         if case .succeeded = result { return .succeeded(output: "backed up") }
         return result
     }
 
-    func release(_ folder: URL) -> [String] {
-        onMainActor { InProcessVacation(library: folder.appendingPathComponent("library")).releaseDocuments() }
+    func release(_ folder: URL) async -> [String] {
+        await MainActor.run { InProcessVacation(library: folder.appendingPathComponent("library")).releaseDocuments() }
     }
 
     func inspect(_ folder: URL) throws -> FaultInspection {
@@ -189,7 +189,7 @@ struct ChunkedImportFaultOperation: FaultOperation {
     let name = "import-in-chunks"
     let feeds: URL
 
-    func prepare(in folder: URL) throws { try ImportFaultOperation(feeds: feeds).prepare(in: folder) }
+    func prepare(in folder: URL) async throws { try await ImportFaultOperation(feeds: feeds).prepare(in: folder) }
 
     func run(in folder: URL) -> FaultRunResult {
         do {
