@@ -41,7 +41,9 @@ let package = Package(
         .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit"]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
-        .target(name: "TestSupport", dependencies: ["SQLiteDB", "Locking"]),
+        // A VFS that fails the Nth I/O call (SQLite's I/O-error tests); only test code links it.
+        .target(name: "SQLiteFaultVFS", dependencies: ["CSQLite"]),
+        .target(name: "TestSupport", dependencies: ["SQLiteDB", "Locking", "SQLiteFaultVFS"]),
         // The object graph's test model, shared by its tests and the Core Data files' tests.
         .target(name: "ObjectGraphTestModels", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport"]),
         // The framework against a raw-SQLite baseline: swift run -c release vacation-bench
@@ -72,7 +74,7 @@ let package = Package(
         .executableTarget(name: "fuzz-predicate", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-arguments", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-model", dependencies: ["FuzzChecks"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "CommandLineKit", "Vacations", "ObjectGraph", "SQLiteDB", "TestSupport", "Locking",
+        .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "CommandLineKit", "Vacations", "VacationCLI", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "Locking",
                                                              "vacation", "vacations-test-helper", "vacation-bench"]),
     ],
     swiftLanguageModes: [.v6]

@@ -66,9 +66,12 @@ struct DumpCommand {
                 request.includesSubentities = false
                 let objects = try context.fetch(request).sorted { $0.objectID.primaryKey < $1.objectID.primaryKey }
                 for object in objects {
+                    let json = try Self.json(of: object, uri: uri, order: order)
+                    // A relationship that failed to load read as empty: never print it as such.
+                    try context.throwIfLoadFailed()
                     output.write(isFirst ? "\n  " : ",\n  ")
                     isFirst = false
-                    try Self.json(of: object, uri: uri, order: order).write(to: &output, indent: 1)
+                    json.write(to: &output, indent: 1)
                 }
                 context.reset()
             }

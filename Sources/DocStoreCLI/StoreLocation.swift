@@ -45,21 +45,35 @@ struct StoreLocation {
 
     /// Whether `url` names a store or a document rather than a model: a SQLite file, or a
     /// folder with `StoreContent/persistentStore`.
-    static func looksLikeStore(_ url: URL) -> Bool {
+    ///
+    /// - Throws: `CommandFailure` (1) when the file is there but cannot be read.
+    static func looksLikeStore(_ url: URL) throws -> Bool {
         if FileManager.default.fileExists(atPath: url.appendingPathComponent("StoreContent/persistentStore").path) { return true }
-        return Self.isSQLite(url)
+        return try Self.isSQLite(url)
     }
 
-    static func isSQLite(_ url: URL) -> Bool {
-        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
+    /// True when `url` is a file that starts with SQLite's header; false for a folder.
+    ///
+    /// - Throws: `CommandFailure` (1) when the file cannot be read: an unreadable store is not
+    ///   "not a store".
+    static func isSQLite(_ url: URL) throws -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return false }
+        let header: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            // Closing a file opened only for reading loses nothing whatever it answers.
+            defer { try? handle.close() }
+            header = try handle.read(upToCount: 16) ?? Data()
+        } catch {
+            throw CommandFailure.failed("Cannot read \(url.path): \(error.localizedDescription)")
+        }
         return header == Data("SQLite format 3\u{0}".utf8)
     }
 
     /// Refuses files that are not SQLite databases with Core Data's bookkeeping tables.
     private static func checkIsStore(_ url: URL, path: String) throws {
-        guard isSQLite(url) else { throw CommandFailure.badInput("\(path) is not a Core Data store (not a SQLite database)") }
+        guard try isSQLite(url) else { throw CommandFailure.badInput("\(path) is not a Core Data store (not a SQLite database)") }
         do {
             let connection = try Connection(path: url.path, configuration: .init(
                 readOnly: true, create: false, journalMode: nil, synchronous: nil))
@@ -95,7 +109,7 @@ struct ModelSource {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw DocStoreError("no such model: \(path)", exitCode: ExitCode.notFound)
         }
-        if StoreLocation.looksLikeStore(url) {
+        if try StoreLocation.looksLikeStore(url) {
             return try storeModel(of: StoreLocation(path: path))
         }
         do {

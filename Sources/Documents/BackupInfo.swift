@@ -47,14 +47,23 @@ public struct BackupInfo: Sendable, Equatable {
         return formatter.string(from: date).replacingOccurrences(of: ":", with: "-")
     }
 
-    /// Reads the backup in the folder `path`, or nil when it is not a backup. `owner` names the
-    /// document when the folder says which (the default backups folder does), since a document
-    /// renamed since keeps its backups.
-    static func read(at path: String, owner: String?) -> BackupInfo? {
+    /// Reads the backup in the folder `path`, or nil when it is not a backup (no info file, or
+    /// one that is not ours). `owner` names the document when the folder says which (the
+    /// default backups folder does), since a document renamed since keeps its backups.
+    ///
+    /// - Throws: `DocumentError` of kind `io` when the info file is there but cannot be read:
+    ///   a backup that cannot be read is not "no backup".
+    static func read(at path: String, owner: String?) throws(DocumentError) -> BackupInfo? {
         let infoPath = path + "/" + infoFileName
-        guard FileSystem.kind(at: path) == .directory, FileSystem.kind(at: infoPath) == .file,
-              let data = FileManager.default.contents(atPath: infoPath),
-              let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+        guard FileSystem.kind(at: path) == .directory, FileSystem.kind(at: infoPath) == .file else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: infoPath))
+        } catch {
+            throw .wrapping(error, operation: "read", path: infoPath)
+        }
+        // A file of that name that is not our property list is something else's: not a backup.
+        guard let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
               let dictionary = plist as? [String: Any],
               let recordedName = dictionary[Key.documentName] as? String,
               let created = dictionary[Key.created] as? Date else { return nil }

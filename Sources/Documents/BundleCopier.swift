@@ -44,16 +44,16 @@ enum BundleCopier {
                 readOnly: true, create: false, journalMode: nil, busyTimeout: 10, synchronous: nil))
             let copy = try Connection(path: targetPath, configuration: .init(
                 readOnly: false, create: true, journalMode: nil, busyTimeout: 10, synchronous: nil))
-            try source.execute("BEGIN DEFERRED TRANSACTION")
+            try source.beginTransaction(.deferred)
             do {
                 // The first read starts the snapshot that every backup step then shares.
                 _ = try source.scalar("SELECT count(*) FROM sqlite_master")
                 try source.backup(to: copy, pagesPerStep: progress == nil ? -1 : pagesPerStep) { remaining, total in
                     progress?(CopyProgress(pagesCopied: total - remaining, totalPages: total))
                 }
-                try source.execute("COMMIT TRANSACTION")
+                try source.commitTransaction()
             } catch {
-                try? source.execute("ROLLBACK TRANSACTION")
+                source.rollbackAfterFailure()
                 throw error
             }
             try copy.setJournalMode(.delete)

@@ -27,7 +27,7 @@ extension DocumentLibrary {
         let created = Date()
         let (staging, lock) = try StagingFolder.partialBackup.make(in: backups, subject: subject) { path throws(DocumentError) in
             try BundleCopier.copy(location.bundle, into: path, subject: subject, progress: progress)
-            let metadata = DocumentMetadata.read(from: location.bundle.metadataURL.path, fallback: DocumentMetadata(
+            let metadata = try DocumentMetadata.read(from: location.bundle.metadataURL.path, fallback: DocumentMetadata(
                 modelVersion: model.versionIdentifier, created: created, modified: created, appVersion: documentConfiguration.appVersion))
             try BackupInfo.write(to: path, documentName: location.name.rawValue, created: created, metadata: metadata)
         }
@@ -36,10 +36,11 @@ extension DocumentLibrary {
         do {
             finalPath = try renameIntoPlace(staging, folder: backups, baseName: BackupInfo.name(for: created))
         } catch {
+            // The error that matters is being thrown; a hidden folder left behind is cleared later.
             try? FileSystem.removeTree(staging)
             throw error
         }
-        guard let info = BackupInfo.read(at: finalPath, owner: folder == nil ? location.name.rawValue : nil) else {
+        guard let info = try BackupInfo.read(at: finalPath, owner: folder == nil ? location.name.rawValue : nil) else {
             throw DocumentError(.io(operation: "read back", detail: "the backup just written is unreadable"), .path(finalPath))
         }
         if let keeping { try pruneBackups(of: name, keeping: keeping, in: folder) }
@@ -48,15 +49,19 @@ extension DocumentLibrary {
 
     /// The backups of the document `name` (which need not exist any more), oldest first.
     ///
-    /// - Throws: `DocumentError`: `invalidName`, `unsafePath`.
+    /// - Throws: `DocumentError`: `invalidName`, `unsafePath`, `io` when the folder or a
+    ///   backup's information cannot be read (never an empty or shortened list).
     public func backups(of name: String, in folder: URL? = nil) throws(DocumentError) -> [BackupInfo] {
         let documentName = try DocumentName(name)
         let path = try backupsFolder(for: documentName, in: folder, creating: false)
-        return FileSystem.entries(of: path)
-            .filter { !$0.hasPrefix(".") }
-            .compactMap { BackupInfo.read(at: path + "/" + $0, owner: folder == nil ? documentName.rawValue : nil) }
-            .filter { $0.documentName == documentName.rawValue }
-            .sorted(by: BackupInfo.chronologically)
+        var found: [BackupInfo] = []
+        for entry in try FileSystem.entries(of: path) where !entry.hasPrefix(".") {
+            if let info = try BackupInfo.read(at: path + "/" + entry, owner: folder == nil ? documentName.rawValue : nil),
+               info.documentName == documentName.rawValue {
+                found.append(info)
+            }
+        }
+        return found.sorted(by: BackupInfo.chronologically)
     }
 
     /// Finds a backup from what a user typed: a path (anything with a `/`), or a name as
@@ -67,21 +72,22 @@ extension DocumentLibrary {
     /// let backup = try library.locateBackup("2024-05-01T12-30-05Z", of: "Paris")
     /// ```
     /// - Throws: `DocumentError`: `notFound`, `ambiguous` (several documents have a backup of
-    ///   that name), `invalidName`.
+    ///   that name), `invalidName`, `io`.
     public func locateBackup(_ reference: String, of document: String? = nil) throws(DocumentError) -> BackupInfo {
         if reference.contains("/") {
             let path = URL(fileURLWithPath: reference).standardizedFileURL.path
-            guard let info = BackupInfo.read(at: path, owner: nil) else { throw DocumentError(.notFound, .backup(reference)) }
+            guard let info = try BackupInfo.read(at: path, owner: nil) else { throw DocumentError(.notFound, .backup(reference)) }
             return info
         }
         let backupName = try DocumentName(reference, subject: { .backup($0) }).rawValue
         let backupsRoot = root + "/" + Self.backupsFolderName
         if let document {
             let owner = try DocumentName(document).rawValue
-            if let info = BackupInfo.read(at: backupsRoot + "/" + owner + "/" + backupName, owner: owner) { return info }
+            if let info = try BackupInfo.read(at: backupsRoot + "/" + owner + "/" + backupName, owner: owner) { return info }
         }
-        let matches = FileSystem.entries(of: backupsRoot).sorted().compactMap { owner in
-            BackupInfo.read(at: backupsRoot + "/" + owner + "/" + backupName, owner: owner)
+        var matches: [BackupInfo] = []
+        for owner in try FileSystem.entries(of: backupsRoot).sorted() {
+            if let info = try BackupInfo.read(at: backupsRoot + "/" + owner + "/" + backupName, owner: owner) { matches.append(info) }
         }
         guard let first = matches.first else { throw DocumentError(.notFound, .backup(backupName)) }
         guard matches.count == 1 else {
@@ -127,10 +133,12 @@ extension DocumentLibrary {
                 try FileSystem.renameWithoutReplacing(staging, to: target.bundle.path, subject: subject)
             }
         } catch {
+            // The error that matters is being thrown; a hidden folder left behind is cleared later.
             try? FileSystem.removeTree(staging)
             throw error
         }
-        // After an exchange the staging name holds the original, out of sight: remove it.
+        // After an exchange the staging name holds the original, out of sight: remove it. The
+        // restore is done; what fails to go here is hidden and cleared later.
         if exists { try? FileSystem.removeTree(staging) }
         return target.name.rawValue
     }
@@ -149,6 +157,7 @@ extension DocumentLibrary {
             guard Foundation.rename(backup.url.path, hidden) == 0 else {
                 throw .system("remove", backup.url.path, errno: errno)
             }
+            // Out of sight already, and no longer listed: what fails to go is cleared later.
             try? FileSystem.removeTree(hidden)
         }
         return doomed
@@ -180,7 +189,7 @@ extension DocumentLibrary {
     /// there already: names taken in one second then sort as they were taken, even after the
     /// oldest were pruned.
     private func renameIntoPlace(_ staging: String, folder: String, baseName: String) throws(DocumentError) -> String {
-        let taken = FileSystem.entries(of: folder).compactMap { entry -> Int? in
+        let taken = try FileSystem.entries(of: folder).compactMap { entry -> Int? in
             if entry == baseName { return 1 }
             guard entry.hasPrefix(baseName + "-") else { return nil }
             return Int(entry.dropFirst(baseName.count + 1))

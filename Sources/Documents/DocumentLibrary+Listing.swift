@@ -14,7 +14,7 @@ extension DocumentLibrary {
     public func documents(counting entityNames: [String] = []) throws(DocumentError) -> [DocumentSummary] {
         let suffix = "." + fileExtension
         var summaries: [DocumentSummary] = []
-        for entry in FileSystem.entries(of: root) where !entry.hasPrefix(".") && entry.hasSuffix(suffix) {
+        for entry in try FileSystem.entries(of: root) where !entry.hasPrefix(".") && entry.hasSuffix(suffix) {
             let stem = String(entry.dropLast(suffix.count)).precomposedStringWithCanonicalMapping
             let path = root + "/" + entry
             guard DocumentName.problem(with: stem) == nil, FileSystem.kind(at: path) == .directory else { continue }
@@ -36,7 +36,7 @@ extension DocumentLibrary {
     private func summary(of bundle: DocumentBundle, name: String, counting entityNames: [String]) throws(DocumentError) -> DocumentSummary {
         let storeDates = [bundle.storePath, bundle.storePath + "-wal"].compactMap { FileSystem.modificationDate(at: $0) }
         let fallbackDate = storeDates.min() ?? Date()
-        let metadata = DocumentMetadata.read(from: bundle.metadataURL.path, fallback: DocumentMetadata(
+        let metadata = try DocumentMetadata.read(from: bundle.metadataURL.path, fallback: DocumentMetadata(
             modelVersion: model.versionIdentifier, created: fallbackDate, modified: fallbackDate, appVersion: ""))
         let modified = ([metadata.modified] + storeDates.map(\.wholeSeconds)).max() ?? metadata.modified
         let counts = try countRows(in: bundle, name: name, entityNames: entityNames)

@@ -73,7 +73,7 @@ public struct DocumentLibrary: Sendable {
         let fileName = documentName.rawValue + "." + fileExtension
         var path = root + "/" + fileName
         if FileSystem.kind(at: path) == nil,
-           let other = FileSystem.entries(of: root).first(where: { $0.precomposedStringWithCanonicalMapping == fileName }) {
+           let other = try FileSystem.entries(of: root).first(where: { $0.precomposedStringWithCanonicalMapping == fileName }) {
             path = root + "/" + other
         }
         return (documentName, DocumentBundle(url: URL(fileURLWithPath: path, isDirectory: true)))
@@ -193,7 +193,7 @@ public struct DocumentLibrary: Sendable {
             try BundleCopier.copy(source.bundle, into: folder, subject: .document(source.name.rawValue), progress: progress)
             let copy = DocumentBundle(url: URL(fileURLWithPath: folder, isDirectory: true))
             let now = Date()
-            var metadata = DocumentMetadata.read(from: copy.metadataURL.path, fallback: DocumentMetadata(
+            var metadata = try DocumentMetadata.read(from: copy.metadataURL.path, fallback: DocumentMetadata(
                 modelVersion: model.versionIdentifier, created: now, modified: now, appVersion: documentConfiguration.appVersion))
             metadata.created = now.wholeSeconds
             metadata.modified = now.wholeSeconds
@@ -203,6 +203,7 @@ public struct DocumentLibrary: Sendable {
         do {
             try FileSystem.renameWithoutReplacing(staging, to: target.bundle.path, subject: targetSubject)
         } catch {
+            // The error that matters is being thrown; a hidden folder left behind is cleared later.
             try? FileSystem.removeTree(staging)
             throw error
         }

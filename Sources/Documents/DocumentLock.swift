@@ -97,6 +97,8 @@ final class DocumentLock: Sendable {
 
     /// Takes the lock only if nobody holds it now; nil otherwise.
     static func acquireIfFree(_ path: String) -> DocumentLock? {
+        // For housekeeping only (clearing abandoned folders): a lock that cannot be taken, for
+        // whatever reason, means the folder is left alone, the safe answer.
         try? acquire(path, subject: .path(path), wait: .zero)
     }
 

@@ -37,9 +37,12 @@ public struct DocumentMetadata: Sendable, Equatable {
     }
 
     /// Reads the metadata at `path`; missing or foreign keys take `fallback`'s values, and a
-    /// missing or unreadable file gives `fallback` itself (bundles made elsewhere may have none).
-    static func read(from path: String, fallback: DocumentMetadata) -> DocumentMetadata {
-        guard let dictionary = readDictionary(path) else { return fallback }
+    /// missing file, or one that is not a property list, gives `fallback` itself (bundles made
+    /// elsewhere may have none).
+    ///
+    /// - Throws: `DocumentError` of kind `io` when the file is there but cannot be read.
+    static func read(from path: String, fallback: DocumentMetadata) throws(DocumentError) -> DocumentMetadata {
+        guard let dictionary = try readDictionary(path) else { return fallback }
         return DocumentMetadata(
             modelVersion: dictionary[Key.modelVersion] as? String ?? fallback.modelVersion,
             created: dictionary[Key.created] as? Date ?? fallback.created,
@@ -50,7 +53,9 @@ public struct DocumentMetadata: Sendable, Equatable {
 
     /// Writes the metadata to `path` atomically as an XML property list, keeping other keys.
     func write(to path: String) throws(DocumentError) {
-        var dictionary = Self.readDictionary(path) ?? [:]
+        // Keys other tools wrote are kept; a file that cannot be read fails the write rather
+        // than lose them.
+        var dictionary = try Self.readDictionary(path) ?? [:]
         dictionary[Key.formatVersion] = formatVersion
         dictionary[Key.modelVersion] = modelVersion
         dictionary[Key.created] = created
@@ -65,8 +70,16 @@ public struct DocumentMetadata: Sendable, Equatable {
         try FileSystem.writeAtomically(data, to: path)
     }
 
-    private static func readDictionary(_ path: String) -> [String: Any]? {
-        guard FileSystem.kind(at: path) == .file, let data = FileManager.default.contents(atPath: path) else { return nil }
+    /// The file's dictionary; nil when there is no file or it is not a property-list dictionary.
+    private static func readDictionary(_ path: String) throws(DocumentError) -> [String: Any]? {
+        guard FileSystem.kind(at: path) == .file else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .wrapping(error, operation: "read", path: path)
+        }
+        // Not a property list: not metadata anyone can use; rewriting it loses nothing readable.
         return (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any]
     }
 

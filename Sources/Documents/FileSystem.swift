@@ -188,16 +188,44 @@ enum FileSystem {
         case S_IFREG:
             return Int64(info.st_size)
         case S_IFDIR:
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-            return entries.reduce(0) { $0 + size(of: path + "/" + $1) }
+            // A size shown in listings, an estimate by nature: what cannot be read counts 0.
+            return entriesIfReadable(of: path).reduce(0) { $0 + size(of: path + "/" + $1) }
         default:
             return 0
         }
     }
 
-    /// Names in `path`, or an empty list when it cannot be read.
-    static func entries(of path: String) -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    /// Names in the folder `path` (without `.` and `..`); none when it does not exist.
+    ///
+    /// - Throws: `DocumentError` of kind `io` when the folder exists but cannot be read: a
+    ///   listing that failed is never an empty one.
+    static func entries(of path: String) throws(DocumentError) -> [String] {
+        guard let directory = opendir(path) else {
+            if errno == ENOENT { return [] }
+            throw .system("read folder", path, errno: errno)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else { break }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        if errno != 0 { throw .system("read folder", path, errno: errno) }
+        return names
+    }
+
+    /// `entries(of:)` for best-effort housekeeping (clearing abandoned staging folders), where a
+    /// folder that cannot be read simply has nothing to clear now: the next run tries again.
+    static func entriesIfReadable(of path: String) -> [String] {
+        do {
+            return try entries(of: path)
+        } catch {
+            return []
+        }
     }
 }
 

@@ -47,7 +47,7 @@ extension ManagedDocument {
         _ = try openSession()
         let folder = bundle.additionalContentURL.path
         guard FileSystem.kind(at: folder) == .directory else { return [] }
-        return FileSystem.entries(of: folder)
+        return try FileSystem.entries(of: folder)
             .filter { !$0.hasPrefix(".") && FileSystem.kind(at: folder + "/" + $0) == .file }
             .sorted()
     }

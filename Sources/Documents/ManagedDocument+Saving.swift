@@ -84,11 +84,15 @@ extension ManagedDocument {
     }
 
     /// True when the store changed (through any context of this document) since the metadata's
-    /// `modified` was last written.
+    /// `modified` was last written, or when that cannot be told: the save it leads to then
+    /// reports why, rather than the metadata going stale unnoticed.
     var isMetadataStale: Bool {
-        guard let session, session.mode == .readWrite,
-              let changes = try? Self.totalChanges(session.container.coordinator, subject: subject) else { return false }
-        return changes != session.changesAtLastMetadataWrite
+        guard let session, session.mode == .readWrite else { return false }
+        do {
+            return try Self.totalChanges(session.container.coordinator, subject: subject) != session.changesAtLastMetadataWrite
+        } catch {
+            return true
+        }
     }
 
     /// Writes `modified` (and our app and model versions) when the store changed.
@@ -125,6 +129,7 @@ extension ManagedDocument {
             try FileSystem.renameWithoutReplacing(staging, to: bundle.path, subject: subject)
         } catch {
             lock.release()
+            // The error that matters is being thrown; a hidden folder left behind is cleared later.
             try? FileSystem.removeTree(staging)
             throw error
         }

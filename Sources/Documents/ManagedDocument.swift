@@ -145,7 +145,7 @@ public final class ManagedDocument {
         let storeDate = FileSystem.modificationDate(at: bundle.storePath) ?? Date()
         let fallback = DocumentMetadata(modelVersion: model.versionIdentifier, created: storeDate, modified: storeDate,
                                         appVersion: configuration.appVersion)
-        var metadata = DocumentMetadata.read(from: bundle.metadataURL.path, fallback: fallback)
+        var metadata = try DocumentMetadata.read(from: bundle.metadataURL.path, fallback: fallback)
         let changes = try Self.totalChanges(coordinator, subject: subject)
         if mode == .readWrite && (metadata.modelVersion != model.versionIdentifier || FileSystem.kind(at: bundle.metadataURL.path) == nil) {
             metadata.modelVersion = model.versionIdentifier
@@ -203,7 +203,7 @@ public final class ManagedDocument {
         session.container.viewContext.reset()
         session.container.writer.performAndWait { $0.reset() }
         if let metadata {
-            self.metadata = DocumentMetadata.read(from: bundle.metadataURL.path, fallback: metadata)
+            self.metadata = try DocumentMetadata.read(from: bundle.metadataURL.path, fallback: metadata)
         }
         failedAutosaves = 0
         lastSaveError = nil

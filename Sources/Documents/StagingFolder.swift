@@ -31,6 +31,7 @@ enum StagingFolder: String, CaseIterable {
             return (path, acquired)
         } catch {
             lock?.release()
+            // The error that matters is being thrown; a hidden folder left behind is cleared later.
             try? FileSystem.removeTree(path)
             throw error
         }
@@ -43,12 +44,13 @@ enum StagingFolder: String, CaseIterable {
     /// Removes, from `folder`, staging folders that no process holds and that are older than
     /// `abandonmentAge`.
     static func removeAbandoned(in folder: String, now: Date = Date()) {
-        for entry in FileSystem.entries(of: folder) where allCases.contains(where: { entry.hasPrefix($0.rawValue) }) {
+        for entry in FileSystem.entriesIfReadable(of: folder) where allCases.contains(where: { entry.hasPrefix($0.rawValue) }) {
             let path = folder + "/" + entry
             guard FileSystem.kind(at: path) == .directory,
                   let modified = FileSystem.modificationDate(at: path),
                   now.timeIntervalSince(modified) > abandonmentAge,
                   let lock = DocumentLock.acquireIfFree(path) else { continue }
+            // Housekeeping: a folder that cannot be removed now is tried again next time.
             try? FileSystem.removeTree(path)
             lock.release()
         }

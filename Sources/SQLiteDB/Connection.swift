@@ -17,6 +17,10 @@ public final class Connection {
     public let configuration: Configuration
     private var statementCache = LeastRecentlyUsedCache<String, Statement>(capacity: Connection.statementCacheLimit)
     var savepointDepth = 0
+    /// A ROLLBACK that failed and left the transaction open (see `rollbackAfterFailure()`).
+    var failedRollback: SQLiteError?
+    /// True from `beginTransaction()` until its commit or rollback.
+    var hasBegunTransaction = false
     var traceBox: TraceBox?
     var functionBoxes: [String: FunctionBox] = [:]
 

@@ -57,6 +57,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     // Extended codes are macros that Swift does not import.
     public static let constraintUnique: Int32 = SQLITE_CONSTRAINT | (8 << 8)
     public static let constraintPrimaryKey: Int32 = SQLITE_CONSTRAINT | (6 << 8)
+    /// `SQLITE_ABORT_ROLLBACK`: the transaction the statement belonged to was rolled back.
+    public static let abortRollback: Int32 = SQLITE_ABORT | (2 << 8)
 }
 
 /// Turns a non-OK result code into a thrown `SQLiteError`.

@@ -10,8 +10,14 @@ public final class TemporaryDirectory: @unchecked Sendable {
     // Immutable after init; removal happens once, in deinit.
     public let url: URL
 
-    public init(prefix: String = "vacations-test") throws {
-        let base = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+    /// - Parameter inMemory: put it on `/dev/shm` (a memory file system) when there is one:
+    ///   for tests that open thousands of short-lived stores, so that their syncs do not queue
+    ///   behind a busy disk (the calls are made all the same).
+    public init(prefix: String = "vacations-test", inMemory: Bool = false) throws {
+        let memory = "/dev/shm"
+        let base = inMemory && FileManager.default.isWritableFile(atPath: memory)
+            ? URL(fileURLWithPath: memory, isDirectory: true)
+            : URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
         url = base.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }

@@ -3,6 +3,7 @@ import Foundation
 import ObjectGraph
 import SQLiteDB
 import Testing
+import TestSupport
 
 @MainActor
 @Suite("Backups")
@@ -169,5 +170,22 @@ struct BackupTests {
         #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.pagesCopied < $1.pagesCopied })
         #expect(reports.first?.fractionCompleted ?? 1 < 0.5)
         #expect(Int64(reports[0].totalPages) * 4096 == FileSystem.size(of: backup.bundle.storeURL.path))
+    }
+}
+
+@Suite("Folder listings")
+struct FolderListingTests {
+    @Test("a folder that does not exist lists nothing; one that cannot be read is an error, never an empty list")
+    func listing() throws {
+        let directory = try TemporaryDirectory(prefix: "listing")
+        let folder = directory.path("folder").path
+        #expect(try FileSystem.entries(of: folder) == [])
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        for name in ["b", "a", ".hidden", "é"] { try Data().write(to: URL(fileURLWithPath: folder + "/" + name)) }
+        #expect(try FileSystem.entries(of: folder).sorted() == [".hidden", "a", "b", "é"])
+        let file = directory.path("file").path
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(throws: DocumentError.self) { try FileSystem.entries(of: file) }
+        #expect(FileSystem.entriesIfReadable(of: file) == [])
     }
 }

@@ -157,7 +157,7 @@ struct ManagedDocumentTests {
         #expect(document.metadata?.modelVersion == "2")
         #expect(try test.rows("Old", "SELECT ZTEXT, ZRATING FROM ZENTRY") == [[.text("from version 1"), .integer(3)]])
         try document.close()
-        #expect(DocumentMetadata.read(from: document.bundle.metadataURL.path, fallback: DocumentMetadata(
+        #expect(try DocumentMetadata.read(from: document.bundle.metadataURL.path, fallback: DocumentMetadata(
             modelVersion: "", created: Date(), modified: Date(), appVersion: "")).modelVersion == "2")
     }
 
@@ -204,7 +204,7 @@ struct ManagedDocumentTests {
         try test.library.create(named: "Paris").close()
         let bundle = try test.library.bundle(forDocumentNamed: "Paris")
         let old = Date(timeIntervalSince1970: 1_000_000_000)
-        var metadata = DocumentMetadata.read(from: bundle.metadataURL.path, fallback: DocumentMetadata(
+        var metadata = try DocumentMetadata.read(from: bundle.metadataURL.path, fallback: DocumentMetadata(
             modelVersion: "", created: old, modified: old, appVersion: ""))
         metadata.modified = old
         try metadata.write(to: bundle.metadataURL.path)
@@ -212,13 +212,13 @@ struct ManagedDocumentTests {
         let untouched = try test.library.open(named: "Paris")
         try untouched.close()
         #expect(try test.library.summary(ofDocumentNamed: "Paris").created == metadata.created)
-        #expect(DocumentMetadata.read(from: bundle.metadataURL.path, fallback: metadata).modified == old)
+        #expect(try DocumentMetadata.read(from: bundle.metadataURL.path, fallback: metadata).modified == old)
 
         let document = try test.library.open(named: "Paris")
         try addEntries(["imported"], to: document)
         #expect(try test.entryTexts("Paris") == ["imported"])
         try document.close()
-        #expect(DocumentMetadata.read(from: bundle.metadataURL.path, fallback: metadata).modified > old)
+        #expect(try DocumentMetadata.read(from: bundle.metadataURL.path, fallback: metadata).modified > old)
     }
 
     @Test("save for creating makes a bundle anywhere, then save for overwriting saves into it")

@@ -301,14 +301,16 @@ struct Inference {
                 + "\(model.entity(named: entry.name)?.number ?? 0): the store cannot be read by entity number")
         }
         return InferredStoreModel(model: model, columns: columns, joinTables: joinTables, coreDataEntities: coreDataEntities, ignored: ignored,
-                                  schemaDifferences: schemaDifferences(for: model))
+                                  schemaDifferences: try schemaDifferences(for: model))
     }
 
     /// What the migration planner would do to the store for `model`; empty when nothing.
-    private func schemaDifferences(for model: ObjectModel) -> [String] {
+    /// A migration the planner refuses is a difference, named by its error; a store that cannot
+    /// be read is an error, never a difference.
+    private func schemaDifferences(for model: ObjectModel) throws -> [String] {
         do {
             return try StoreMigrationPlan.sql(on: connection, model: model)
-        } catch {
+        } catch let error as MigrationError {
             return ["\(error)"]
         }
     }

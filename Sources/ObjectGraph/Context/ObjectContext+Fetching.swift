@@ -8,7 +8,11 @@ extension ObjectContext {
     /// ```swift
     /// let recent = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("dateTaken", ascending: false)], limit: 50))
     /// ```
-    /// - Throws: `FetchRequestError` for a key path the entity lacks, `SQLiteError`.
+    /// A fault or relationship that fails to load while the request is judged in memory fails
+    /// the fetch, and so does a load failure recorded earlier and not yet reported
+    /// (`throwIfLoadFailed()`).
+    ///
+    /// - Throws: `FetchRequestError` for a key path the entity lacks, `ObjectLoadError`, `SQLiteError`.
     @inlinable
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
         // Inlinable so that this last step, making a `[T]`, is specialized for the caller's
@@ -21,31 +25,37 @@ extension ObjectContext {
     @usableFromInline
     func fetchObjects<T: ManagedObject>(for request: FetchRequest<T>) throws -> [ManagedObject] {
         let plan = try plan(for: request)
-        let objects = try fetchObjects(plan, includesPendingChanges: request.includesPendingChanges)
-        for keyPath in request.relationshipKeyPathsForPrefetching {
-            try prefetch(keyPath: keyPath, of: objects)
+        return try reportingLoadFailures {
+            let objects = try fetchObjects(plan, includesPendingChanges: request.includesPendingChanges)
+            for keyPath in request.relationshipKeyPathsForPrefetching {
+                try prefetch(keyPath: keyPath, of: objects)
+            }
+            return objects
         }
-        return objects
     }
 
     /// The IDs of the objects matching `request`, without loading them.
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [ObjectID] {
         let plan = try plan(for: request)
-        drainInbox()
-        if request.includesPendingChanges && hasPendingChanges {
-            return try fetchObjects(plan, includesPendingChanges: true).map(\.objectID)
+        return try reportingLoadFailures {
+            drainInbox()
+            if request.includesPendingChanges && hasPendingChanges {
+                return try fetchObjects(plan, includesPendingChanges: true).map(\.objectID)
+            }
+            return try source.fetchIDs(plan)
         }
-        return try source.fetchIDs(plan)
     }
 
     /// How many objects match `request`.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws -> Int {
         let plan = try plan(for: request)
-        drainInbox()
-        if request.includesPendingChanges && hasPendingChanges {
-            return try fetchObjects(plan, includesPendingChanges: true).count
+        return try reportingLoadFailures {
+            drainInbox()
+            if request.includesPendingChanges && hasPendingChanges {
+                return try fetchObjects(plan, includesPendingChanges: true).count
+            }
+            return try source.fetchCount(plan)
         }
-        return try source.fetchCount(plan)
     }
 
     var hasPendingChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
@@ -138,7 +148,7 @@ extension ObjectContext {
         var level = objects
         for name in keyPath.split(separator: ".").map(String.init) {
             guard !level.isEmpty else { return }
-            try prefetch(name, of: level)
+            try prefetchRelationship(name, of: level)
             var next: [ManagedObject] = []
             var seen = Set<ObjectIdentifier>()
             for object in level {
@@ -156,7 +166,7 @@ extension ObjectContext {
     func fetchSnapshots(_ plan: FetchPlan) throws -> [ObjectSnapshot] {
         guard hasPendingChanges else { return try source.fetchSnapshots(plan) }
         return try fetchObjects(plan, includesPendingChanges: true).map { object in
-            object.fireFaultIfNeeded()
+            try loadFault(object)
             return ObjectSnapshot(id: object.objectID, version: object.version, values: object.values, toOne: object.toOne)
         }
     }

@@ -119,15 +119,27 @@ extension ObjectContext {
 
     // MARK: Refreshing and discarding
 
-    /// Reloads `object` from the source on next use. With `mergeChanges`, its unsaved attribute
-    /// changes are reapplied on top of the fresh values; without, they are dropped.
+    /// Reloads `object` from the source on next use. With `mergeChanges`, it reloads now and its
+    /// unsaved attribute changes are reapplied on top of the fresh values; without, they are
+    /// dropped. A reload that fails leaves the object as it was and is recorded (`loadError`).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.owningContext === self, !object.isInserted else { return }
         if mergeChanges, !object.isFault, let committed = object.committedValues {
             let changed = object.values.indices.filter { object.values[$0] != committed[$0] }.map { ($0, object.values[$0]) }
             let toOneChanged = object.toOne.indices.filter { object.toOne[$0] != object.committedToOne?[$0] }.map { ($0, object.toOne[$0]) }
             let toMany = object.toMany
-            guard let snapshot = try? source.snapshot(of: object.objectID) else { return }
+            let snapshot: ObjectSnapshot?
+            do {
+                snapshot = try source.snapshot(of: object.objectID)
+            } catch {
+                // The object keeps its stale values and its changes; the failure is recorded, so
+                // that the next save refuses (`loadError`) rather than write over what it missed.
+                recordLoadFailure(ObjectLoadError(objectID: object.objectID, entityName: object.entity.name,
+                                                  relationship: nil, batchCount: 1, underlying: error))
+                return
+            }
+            // A row deleted elsewhere: the changes stay, and saving them meets the conflict.
+            guard let snapshot else { return }
             object.install(snapshot)
             for (slot, value) in changed { object.values[slot] = value }
             for (slot, value) in toOneChanged { object.toOne[slot] = value }
@@ -159,6 +171,7 @@ extension ObjectContext {
         updated.removeAll()
         deleted.removeAll()
         deferredErrors.removeAll()
+        clearLoadError()
         notify(ContextChanges(reason: .discarded, changeSet: changeSet))
     }
 
@@ -172,6 +185,7 @@ extension ObjectContext {
         deleted.removeAll()
         unfiredFaults.removeAll()
         deferredErrors.removeAll()
+        clearLoadError()
         _ = inbox.drain()
         notify(ContextChanges(reason: .discarded, changeSet: changeSet))
     }

@@ -6,42 +6,54 @@ extension ObjectContext {
     func setToOne(of object: ManagedObject, index: Int, to target: ManagedObject?) throws {
         let relationship = object.entity.relationships[index]
         try checkMember(target, for: object)
-        object.fireFaultIfNeeded()
+        try loadFault(object)
         let old = object.toOne[relationship.slot]
         let new = target?.objectID
         guard old != new else { return }
+        let previous = old.flatMap { registeredOrFault($0) }
+        if let inverse = relationship.inverseIndex {
+            // Everything the inverse bookkeeping touches is loaded before anything changes, so
+            // that a load failure leaves both sides as they were.
+            if let previous { try loadForDetach(from: previous, inverse: inverse) }
+            if let target { try loadForAttach(object, to: target, inverse: inverse, forwardIndex: index) }
+        }
         journal?.record(object, in: self)
         object.toOne[relationship.slot] = new
         objectDidChange(object)
         guard let inverse = relationship.inverseIndex else { return }
-        if let old, let previous = registeredOrFault(old) { detach(object.objectID, from: previous, inverse: inverse) }
-        if let target { attach(object, to: target, inverse: inverse, forwardIndex: index) }
+        if let previous { try detach(object.objectID, from: previous, inverse: inverse) }
+        if let target { try attach(object, to: target, inverse: inverse, forwardIndex: index) }
     }
 
     func setToMany<Targets: Collection>(of object: ManagedObject, index: Int, to targets: Targets) throws
         where Targets.Element: ManagedObject {
         for target in targets { try checkMember(target, for: object) }
-        let current = object.toManyIDs(index: index)
+        let relationship = object.entity.relationships[index]
+        let current = try loadedToManyIDs(of: object, index: index)
+        let desired = Set(targets.map(\.objectID))
+        let leaving = current.subtracting(desired).compactMap { registeredOrFault($0) }
+        if let inverse = relationship.inverseIndex {
+            for target in targets where !current.contains(target.objectID) {
+                try loadForAttach(object, to: target, inverse: inverse, forwardIndex: index)
+            }
+            for target in leaving { try loadForDetach(from: target, inverse: inverse) }
+        }
         // Room for the new members at once, rather than growing the sets one insert at a time.
-        object.toMany[object.entity.relationships[index].slot].reserveCapacity(targets.count)
+        object.toMany[relationship.slot].reserveCapacity(targets.count)
         if current.isEmpty {
             // Nothing to unlink (a new object, typically): `link` for each target, with the
             // object's own bookkeeping done once rather than per target.
-            let relationship = object.entity.relationships[index]
             journal?.record(object, in: self)
             var changed = false
             for target in targets where object.toMany[relationship.slot].members?.contains(target.objectID) != true {
                 object.toMany[relationship.slot].insert(target.objectID)
                 changed = true
-                if let inverse = relationship.inverseIndex { attach(object, to: target, inverse: inverse, forwardIndex: index) }
+                if let inverse = relationship.inverseIndex { try attach(object, to: target, inverse: inverse, forwardIndex: index) }
             }
             if changed { objectDidChange(object) }
             return
         }
-        let desired = Set(targets.map(\.objectID))
-        for id in current.subtracting(desired) {
-            if let target = registeredOrFault(id) { try unlink(object, index: index, from: target) }
-        }
+        for target in leaving { try unlink(object, index: index, from: target) }
         for target in targets where !current.contains(target.objectID) {
             try link(object, index: index, to: target)
         }
@@ -52,31 +64,50 @@ extension ObjectContext {
         let relationship = object.entity.relationships[index]
         try checkMember(target, for: object)
         if object.toMany[relationship.slot].members?.contains(target.objectID) == true { return }
+        if let inverse = relationship.inverseIndex { try loadForAttach(object, to: target, inverse: inverse, forwardIndex: index) }
         journal?.record(object, in: self)
         object.toMany[relationship.slot].insert(target.objectID)
         objectDidChange(object)
-        if let inverse = relationship.inverseIndex { attach(object, to: target, inverse: inverse, forwardIndex: index) }
+        if let inverse = relationship.inverseIndex { try attach(object, to: target, inverse: inverse, forwardIndex: index) }
     }
 
     /// Removes `target` from the to-many relationship `index` of `object`.
     func unlink(_ object: ManagedObject, index: Int, from target: ManagedObject) throws {
         let relationship = object.entity.relationships[index]
+        if let inverse = relationship.inverseIndex { try loadForDetach(from: target, inverse: inverse) }
         journal?.record(object, in: self)
         object.toMany[relationship.slot].remove(target.objectID)
         objectDidChange(object)
-        if let inverse = relationship.inverseIndex { detach(object.objectID, from: target, inverse: inverse) }
+        if let inverse = relationship.inverseIndex { try detach(object.objectID, from: target, inverse: inverse) }
+    }
+
+    /// Loads what `attach` reads: `target` when its inverse is a to-one, and the partner it
+    /// leaves when the forward side is a to-one too.
+    private func loadForAttach(_ object: ManagedObject, to target: ManagedObject, inverse: Int, forwardIndex: Int) throws {
+        guard !target.entity.relationships[inverse].isToMany else { return }
+        try loadFault(target)
+        guard !object.entity.relationships[forwardIndex].isToMany,
+              let previous = target.toOne[target.entity.relationships[inverse].slot], previous != object.objectID,
+              let earlier = registeredOrFault(previous) else { return }
+        try loadFault(earlier)
+    }
+
+    /// Loads what `detach` reads: `target` when its inverse is a to-one.
+    private func loadForDetach(from target: ManagedObject, inverse: Int) throws {
+        if !target.entity.relationships[inverse].isToMany { try loadFault(target) }
     }
 
     /// Makes `target`'s inverse relationship include (to-many) or point at (to-one) `object`.
-    func attach(_ object: ManagedObject, to target: ManagedObject, inverse: Int, forwardIndex: Int) {
+    func attach(_ object: ManagedObject, to target: ManagedObject, inverse: Int, forwardIndex: Int) throws {
         let inverseRelationship = target.entity.relationships[inverse]
-        journal?.record(target, in: self)
         if inverseRelationship.isToMany {
+            journal?.record(target, in: self)
             target.toMany[inverseRelationship.slot].insert(object.objectID)
             objectDidChange(target)
             return
         }
-        target.fireFaultIfNeeded()
+        try loadForAttach(object, to: target, inverse: inverse, forwardIndex: forwardIndex)
+        journal?.record(target, in: self)
         let previous = target.toOne[inverseRelationship.slot]
         guard previous != object.objectID else { return }
         if let previous, let earlier = registeredOrFault(previous) {
@@ -85,9 +116,8 @@ extension ObjectContext {
             journal?.record(earlier, in: self)
             if forward.isToMany {
                 earlier.toMany[forward.slot].remove(target.objectID)
-            } else {
-                earlier.fireFaultIfNeeded()
-                if earlier.toOne[forward.slot] == target.objectID { earlier.toOne[forward.slot] = nil }
+            } else if earlier.toOne[forward.slot] == target.objectID {
+                earlier.toOne[forward.slot] = nil
             }
             objectDidChange(earlier)
         }
@@ -96,15 +126,16 @@ extension ObjectContext {
     }
 
     /// Makes `target`'s inverse relationship forget `id`.
-    func detach(_ id: ObjectID, from target: ManagedObject, inverse: Int) {
+    func detach(_ id: ObjectID, from target: ManagedObject, inverse: Int) throws {
         let inverseRelationship = target.entity.relationships[inverse]
-        journal?.record(target, in: self)
         if inverseRelationship.isToMany {
+            journal?.record(target, in: self)
             target.toMany[inverseRelationship.slot].remove(id)
             objectDidChange(target)
             return
         }
-        target.fireFaultIfNeeded()
+        try loadFault(target)
+        journal?.record(target, in: self)
         if target.toOne[inverseRelationship.slot] == id {
             target.toOne[inverseRelationship.slot] = nil
             objectDidChange(target)
@@ -118,15 +149,15 @@ extension ObjectContext {
         }
     }
 
-    /// Loads the members of a to-many relationship from the source.
-    func loadToMany(of object: ManagedObject, relationship: EntityRelationship) {
-        guard object.toMany[relationship.slot].members == nil else { return }
-        let ids = object.objectID.isTemporary ? [] : ((try? source.relatedIDs(of: object.objectID, relationship: relationship.index)) ?? [])
-        object.toMany[relationship.slot].load(ids.map(resolve))
+    /// Loads a to-many relationship of many objects with one query (relationship prefetching).
+    ///
+    /// - Throws: `ContextError` for an unknown relationship, `ObjectLoadError` or `SQLiteError`
+    ///   when the store fails to answer.
+    public func prefetch(_ relationshipName: String, of objects: [ManagedObject]) throws {
+        try reportingLoadFailures { try prefetchRelationship(relationshipName, of: objects) }
     }
 
-    /// Loads a to-many relationship of many objects with one query (relationship prefetching).
-    public func prefetch(_ relationshipName: String, of objects: [ManagedObject]) throws {
+    func prefetchRelationship(_ relationshipName: String, of objects: [ManagedObject]) throws {
         var byEntity: [Int: [ManagedObject]] = [:]
         for object in objects where object.owningContext === self { byEntity[object.entity.number, default: []].append(object) }
         for (_, group) in byEntity {
@@ -152,9 +183,10 @@ extension ObjectContext {
                 let targets = Set(related.values.joined())
                 try loadFaults(Array(targets))
             } else {
-                let targets = group.compactMap { object -> ObjectID? in
-                    object.fireFaultIfNeeded()
-                    return object.toOne[relationship.slot]
+                var targets: [ObjectID] = []
+                for object in group {
+                    try loadFault(object)
+                    if let target = object.toOne[relationship.slot] { targets.append(target) }
                 }
                 try loadFaults(Array(Set(targets)))
             }

@@ -8,13 +8,22 @@ extension ObjectContext {
     /// Delete rules run first, then validation; a save that fails changes nothing on disk and
     /// leaves this context as it was.
     ///
-    /// - Throws: `ValidationError`, `MergeConflictError`, `UniqueConstraintError`, `SQLiteError`.
+    /// A context with changes that failed to load a fault or a relationship since it was last
+    /// rolled back or reset refuses to save (see `loadError`): its changes may rest on values
+    /// that were never read.
+    ///
+    /// - Throws: `ObjectLoadError`, `ValidationError`, `MergeConflictError`,
+    ///   `UniqueConstraintError`, `SQLiteError`.
     public func save() throws {
         if let error = deferredErrors.first {
             deferredErrors.removeAll()
             throw error
         }
         guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return }
+        if let failure = firstLoadFailure {
+            unreportedLoadFailure = nil
+            throw failure
+        }
         let journal = SaveJournal(context: self)
         self.journal = journal
         defer { self.journal = nil }
@@ -49,10 +58,12 @@ extension ObjectContext {
             guard visited.insert(ObjectIdentifier(object)).inserted else { continue }
             for relationship in object.entity.relationships {
                 let targets: [ObjectID]
+                // Loaded with errors thrown: a relationship that cannot be read must not pass for
+                // an empty one (deny would let the delete through, cascade and nullify do nothing).
                 if relationship.isToMany {
-                    targets = Array(object.toManyIDs(index: relationship.index))
+                    targets = Array(try loadedToManyIDs(of: object, index: relationship.index))
                 } else {
-                    object.fireFaultIfNeeded()
+                    try loadFault(object)
                     targets = object.toOne[relationship.slot].map { [$0] } ?? []
                 }
                 let live = targets.compactMap { registeredOrFault($0) }.filter { !$0.isDeleted }
@@ -70,7 +81,7 @@ extension ObjectContext {
                     }
                 case .nullify:
                     guard let inverse = relationship.inverseIndex else { continue }
-                    for target in live { detach(object.objectID, from: target, inverse: inverse) }
+                    for target in live { try detach(object.objectID, from: target, inverse: inverse) }
                 case .noAction:
                     continue
                 }
@@ -105,7 +116,7 @@ extension ObjectContext {
                     }
                     continue
                 }
-                let count = object.toManyIDs(index: relationship.index).count
+                let count = try loadedToManyIDs(of: object, index: relationship.index).count
                 let minimum = max(declaration.minCount, declaration.isOptional ? 0 : 1)
                 if count < minimum {
                     throw ValidationError(objectID: object.objectID, entityName: entity.name, property: relationship.name,

@@ -8,7 +8,7 @@ extension ObjectContext: ObjectSource {
         let id = resolve(id)
         if let object = registry[id], object.hasChanges {
             if object.isDeleted { return nil }
-            object.fireFaultIfNeeded()
+            try loadFault(object)
             return ObjectSnapshot(id: id, version: object.version, values: object.values, toOne: object.toOne)
         }
         return try source.snapshot(of: id)
@@ -31,7 +31,7 @@ extension ObjectContext: ObjectSource {
     func relatedIDs(of id: ObjectID, relationship: Int) throws -> [ObjectID] {
         let id = resolve(id)
         if let object = registry[id], object.hasChanges {
-            return Array(object.toManyIDs(index: relationship))
+            return Array(try loadedToManyIDs(of: object, index: relationship))
         }
         return try source.relatedIDs(of: id, relationship: relationship)
     }
@@ -58,7 +58,7 @@ extension ObjectContext: ObjectSource {
         for update in payload.updates {
             guard let object = registeredOrFault(update.id) else { continue }
             if !update.changedSlots.isEmpty {
-                object.fireFaultIfNeeded()
+                try loadFault(object)
                 for slot in update.changedSlots { object.values[slot] = update.values[slot] }
             }
             try applyToOne(update.toOne, slots: update.changedToOne, to: object)

@@ -40,6 +40,12 @@ public final class ObjectContext {
     var observers: [UUID: (ContextChanges) -> Void] = [:]
     /// Errors raised where nothing could throw (relationship setters); the next save reports them.
     var deferredErrors: [Error] = []
+    /// The first load failure since the last rollback or reset (`loadError`): saves refuse while it is set.
+    var firstLoadFailure: ObjectLoadError?
+    /// A load failure not yet thrown by any call (`throwIfLoadFailed()`).
+    var unreportedLoadFailure: ObjectLoadError?
+    /// Load failures recorded so far, so that a read can tell whether it met one.
+    var loadFailureCount = 0
     /// While a save runs: the state of each object before the save touched it.
     var journal: SaveJournal?
 
@@ -127,16 +133,23 @@ public final class ObjectContext {
 
     /// The object for `id`, loaded now.
     ///
-    /// - Throws: `ContextError` when no such object exists (or it was deleted).
+    /// - Throws: `ContextError` when no such object exists (or it was deleted), `ObjectLoadError`
+    ///   when the store fails to answer.
     public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        try throwIfLoadFailed()
         drainInbox()
         guard let object = registeredOrFault(id), !object.isDeleted else {
             throw ContextError("no object with ID \(id)")
         }
         if object.isFault {
-            guard let snapshot = try source.snapshot(of: object.objectID) else {
-                throw ContextError("no object with ID \(id)")
+            let snapshot: ObjectSnapshot?
+            do {
+                snapshot = try source.snapshot(of: object.objectID)
+            } catch {
+                throw ObjectLoadError(objectID: object.objectID, entityName: object.entity.name, relationship: nil,
+                                      batchCount: 1, underlying: error)
             }
+            guard let snapshot else { throw ContextError("no object with ID \(id)") }
             object.install(snapshot)
         }
         return object
@@ -186,30 +199,6 @@ public final class ObjectContext {
                                                   snapshot: snapshot))
     }
 
-    /// Loads a fault, together with up to 255 other unfired faults of the same table.
-    func fulfillFault(_ object: ManagedObject) {
-        guard object.isFault else { return }
-        let root = object.entity.root
-        var batch = [object.objectID]
-        if var waiting = unfiredFaults[root] {
-            while batch.count < 256, let next = waiting.popLast() {
-                if next != object.objectID, registry[next]?.isFault == true { batch.append(next) }
-            }
-            unfiredFaults[root] = waiting.isEmpty ? nil : waiting
-        }
-        let snapshots = (try? source.snapshots(of: batch)) ?? []
-        for snapshot in snapshots {
-            if let target = registry[resolve(snapshot.id)], target.isFault { target.install(snapshot) }
-        }
-        if object.isFault {
-            // The row is gone: the object reads as empty rather than trapping, as Core Data would.
-            object.values = object.entity.nullValues
-            object.committedValues = object.values
-            object.committedToOne = object.toOne
-            object.isFault = false
-        }
-    }
-
     // MARK: Changing
 
     /// Records that `object` changed (attributes or relationships).
@@ -232,7 +221,15 @@ public final class ObjectContext {
         deleted[object.objectID] = object
     }
 
-    func recordDeferredError(_ error: Error) { deferredErrors.append(error) }
+    func recordDeferredError(_ error: Error) {
+        // A setter that met a load failure changed nothing, but what the caller does next may
+        // rest on it: the failure blocks saves as a getter's does.
+        if let failure = error as? ObjectLoadError {
+            recordLoadFailure(failure)
+        } else {
+            deferredErrors.append(error)
+        }
+    }
 }
 
 /// A misuse of a context: an unknown entity, an object from another context, a missing object.

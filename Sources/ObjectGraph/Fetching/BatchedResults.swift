@@ -23,12 +23,41 @@ public struct BatchedResults<Result: ManagedObject>: RandomAccessCollection {
     public var endIndex: Int { objectIDs.count }
 
     /// The object at `index`, loading its whole batch when it is not loaded yet.
+    ///
+    /// A collection's subscript cannot throw: when the batch fails to load, the object comes
+    /// back as a fault and the failure is recorded in the context (`loadError`,
+    /// `throwIfLoadFailed()`), which also refuses to save until rolled back. Use
+    /// `object(at:)` to have the failure thrown here.
     public subscript(index: Int) -> Result {
+        do {
+            return try object(at: index)
+        } catch let failure as ObjectLoadError {
+            context.recordLoadFailure(failure)
+        } catch {
+            context.recordLoadFailure(ObjectLoadError(objectID: objectIDs[index], entityName: "\(Result.self)", relationship: nil,
+                                                      batchCount: 1, underlying: error))
+        }
+        return resolved(objectIDs[index])
+    }
+
+    /// The object at `index`, loading its whole batch when it is not loaded yet.
+    ///
+    /// - Throws: `ObjectLoadError` when the batch cannot be loaded.
+    public func object(at index: Int) throws -> Result {
         let id = objectIDs[index]
         if let object = context.registeredOrFault(id), !object.isFault, let result = object as? Result { return result }
         let start = (index / batchSize) * batchSize
         let batch = Array(objectIDs[start..<Swift.min(objectIDs.count, start + batchSize)])
-        try? context.loadFaults(batch)
+        do {
+            try context.loadFaults(batch)
+        } catch {
+            throw ObjectLoadError(objectID: id, entityName: context.model.entity(number: id.entityNumber)?.name ?? "\(Result.self)",
+                                  relationship: nil, batchCount: batch.count, underlying: error)
+        }
+        return resolved(id)
+    }
+
+    private func resolved(_ id: ObjectID) -> Result {
         guard let result = context.registeredOrFault(id) as? Result else {
             // The IDs came from a fetch of Result's entity, so each resolves to a Result.
             preconditionFailure("object \(id) of a batched fetch is not a \(Result.self)")

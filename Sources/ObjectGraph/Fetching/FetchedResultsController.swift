@@ -56,7 +56,8 @@ public struct ResultsChanges: Sendable, Equatable {
 /// let first = controller.object(at: ResultsIndexPath(item: 0, section: 0))
 /// ```
 /// Sections follow the first sort descriptor, which must sort by the section key path.
-/// The controller refreshes after every save, merge or rollback of its context.
+/// The controller refreshes after every save, merge or rollback of its context; a refresh that
+/// fails is reported to `onError` and kept in `lastError`, never taken for empty results.
 public final class FetchedResultsController<Result: ManagedObject> {
     /// One section: the section key's value as text ("" for none) and its objects.
     public struct Section {
@@ -71,6 +72,12 @@ public final class FetchedResultsController<Result: ManagedObject> {
     public private(set) var sections: [Section] = []
     /// Called with each non-empty change after the results were refreshed.
     public var onChange: ((ResultsChanges) -> Void)?
+    /// Called when refreshing after a change of the context fails (the store could not be
+    /// read): `sections` keep the last results fetched, `lastError` holds the error, and the
+    /// next refresh (the context's next change, or `refresh()`) reports every change since them.
+    public var onError: ((Error) -> Void)?
+    /// The error of the last refresh, nil once a refresh succeeds.
+    public private(set) var lastError: Error?
     private var observation: ObservationToken?
     private var isRefreshing = false
     private var needsRefresh = false
@@ -87,11 +94,28 @@ public final class FetchedResultsController<Result: ManagedObject> {
     }
 
     /// Runs the fetch and starts following the context.
+    ///
+    /// - Throws: what the fetch throws (`ObjectLoadError` for a section name that fails to load).
     public func performFetch() throws {
-        sections = try fetchSections()
+        do {
+            sections = try fetchSections()
+            pendingUpdates.removeAll()
+            lastError = nil
+        } catch {
+            lastError = error
+            throw error
+        }
         if observation == nil {
             observation = context.observeChanges { [weak self] changes in self?.contextDidChange(changes.changeSet) }
         }
+    }
+
+    /// Fetches again now and reports the changes since the last results, as after a change of
+    /// the context (to retry after a refresh failed).
+    ///
+    /// - Throws: what the fetch throws; `sections` then stay as they were.
+    public func refresh() throws {
+        try refreshReportingChanges()
     }
 
     /// Every object, in order.
@@ -120,6 +144,16 @@ public final class FetchedResultsController<Result: ManagedObject> {
         pendingUpdates.formUnion(changeSet.updated)
         // An abridged change set does not say which objects changed: any of them may have.
         if changeSet.isAbridged { pendingUpdates.formUnion(sections.lazy.flatMap(\.objects).map(\.objectID)) }
+        do {
+            try refreshReportingChanges()
+        } catch {
+            // Never an empty or silent result: the old sections stay, the pending updates wait
+            // for the next refresh, and whoever follows the controller hears of the failure.
+            onError?(error)
+        }
+    }
+
+    private func refreshReportingChanges() throws {
         guard !isRefreshing else {
             needsRefresh = true
             return
@@ -129,7 +163,14 @@ public final class FetchedResultsController<Result: ManagedObject> {
         repeat {
             needsRefresh = false
             let old = sections
-            guard let new = try? fetchSections() else { return }
+            let new: [Section]
+            do {
+                new = try fetchSections()
+            } catch {
+                lastError = error
+                throw error
+            }
+            lastError = nil
             let updated = Set(old.flatMap(\.objects).filter { pendingUpdates.contains($0.objectID) }.map(ObjectIdentifier.init))
             pendingUpdates.removeAll()
             let changes = Self.changes(from: old, to: new, updated: updated)
@@ -138,7 +179,12 @@ public final class FetchedResultsController<Result: ManagedObject> {
         } while needsRefresh
     }
 
+    /// The fetch, split into sections; a section name that fails to load fails it.
     private func fetchSections() throws -> [Section] {
+        try context.reportingLoadFailures { try fetchSectionsRecordingFailures() }
+    }
+
+    private func fetchSectionsRecordingFailures() throws -> [Section] {
         let objects = try context.fetch(request)
         guard let sectionKeyPath else { return [Section(name: "", objects: objects)] }
         var result: [Section] = []
@@ -186,6 +232,8 @@ public final class FetchedResultsController<Result: ManagedObject> {
         for (index, part) in zip(parts.indices, parts) {
             guard let node = current else { return "" }
             if index == parts.endIndex - 1 {
+                // Only a key the entity lacks throws here, and the fetch has checked the key path
+                // against the model already; a value that fails to load is recorded in the context.
                 guard let value = try? node.storedValue(forKey: part) else { return "" }
                 switch value {
                 case .null: return ""
@@ -195,6 +243,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
                 case .blob(let data): return data.base64EncodedString()
                 }
             }
+            // As above: the key path was checked, and a load failure is recorded, not thrown.
             current = try? node.object(forKey: part)
         }
         return ""

@@ -26,13 +26,17 @@ import SQLiteDB
 extension ManagedObject: PredicateKeyValueReadable, PredicateArgument {
     /// The value of an attribute or relationship by name.
     ///
-    /// - Throws: `PropertyAccessError` when the entity has no property named `key`.
+    /// - Throws: `PropertyAccessError` when the entity has no property named `key`,
+    ///   `ObjectLoadError` when the object or the relationship cannot be loaded (a predicate
+    ///   judged on values that never loaded would answer wrongly).
     public func predicateValue(forKey key: String) throws -> PredicateEvaluationValue {
         if let slot = entity.attributeSlots[key] {
+            try owningContext?.loadFault(self)
             return .value(Self.predicateValue(storedValue(slot: slot), type: entity.attributes[slot].type))
         }
         if let index = entity.relationshipIndexes[key] {
-            if entity.relationships[index].isToMany { return .objects(predicateMembers(index: index)) }
+            if entity.relationships[index].isToMany { return .objects(try predicateMembers(index: index)) }
+            try owningContext?.loadFault(self)
             return .object(toOneObject(index: index))
         }
         if entity.compositePaths.contains(key) { return .object(CompositeElements(object: self, path: key)) }
@@ -41,9 +45,9 @@ extension ManagedObject: PredicateKeyValueReadable, PredicateArgument {
 
     /// The members of a to-many relationship in primary-key order (unique within the
     /// destination's table), so sums and means of doubles add up in the same order every run.
-    private func predicateMembers(index: Int) -> [ManagedObject] {
+    private func predicateMembers(index: Int) throws -> [ManagedObject] {
         guard let context = owningContext else { return [] }
-        let keys = toManyIDs(index: index).sorted { $0.primaryKey < $1.primaryKey }
+        let keys = try context.loadedToManyIDs(of: self, index: index).sorted { $0.primaryKey < $1.primaryKey }
         return keys.compactMap { context.registeredOrFault($0) }
     }
 

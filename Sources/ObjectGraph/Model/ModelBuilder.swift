@@ -124,6 +124,7 @@ struct ModelBuilder {
                 if let index = resolvedRelationships.firstIndex(where: { $0.name == propertyName }) { return .relationship(index) }
                 return nil
             }
+            guard let versionHash = hashes[name] else { throw ModelError("entity \(name) has no version hash") }
             entities.append(Entity(
                 name: name, number: entityNumber, isAbstract: description.isAbstract,
                 parent: description.parent.flatMap { number[$0] }, root: root, subentities: subentities,
@@ -131,7 +132,7 @@ struct ModelBuilder {
                 uniquenessConstraints: constraints,
                 table: ColumnLayout.tableName(chain.first ?? name),
                 renamingIdentifier: description.renamingIdentifier,
-                versionHash: hashes[name] ?? Data(),
+                versionHash: versionHash,
                 objectClass: description.objectClass, wrapperTargets: wrapperTargets,
                 composites: composites[name, default: []], fetchIndexes: description.fetchIndexes,
                 storedFetchIndexes: try FetchIndex.resolve(named: description.fetchIndexes, unnamed: description.indexes, entity: name,
@@ -260,8 +261,8 @@ struct ModelBuilder {
         }
         // Core Data lets the inverse point at the declaring entity, an ancestor, or a subentity
         // (Photos: GenericAsset.extendedAttributes has the inverse ExtendedAttributes.asset → Asset).
-        if inverse.destination != declaringName, (try? ancestry(of: entity))?.contains(inverse.destination) != true,
-           (try? ancestry(of: inverse.destination))?.contains(declaringName) != true {
+        if inverse.destination != declaringName, try !ancestry(of: entity).contains(inverse.destination),
+           try !ancestry(of: inverse.destination).contains(declaringName) {
             throw ModelError("relationship \(relationship.destination).\(inverseName) points to \(inverse.destination), not back to \(entity)")
         }
         return index

@@ -91,16 +91,14 @@ public final class StoreCoordinator: Sendable {
     /// }
     /// ```
     public func performTransaction<T>(listingLimit: Int = 50_000, _ body: () throws -> T) throws -> T {
-        try store.withLock { try $0.connection.execute("BEGIN IMMEDIATE TRANSACTION") }
+        try store.withLock { try $0.connection.beginTransaction(.immediate) }
         heldBack.withLock { $0 = HeldChanges(limit: listingLimit) }
         let result: T
         do {
             result = try body()
-            try store.withLock { try $0.connection.execute("COMMIT TRANSACTION") }
+            try store.withLock { try $0.connection.commitTransaction() }
         } catch {
-            try? store.withLock { store in
-                if !store.connection.isAutocommit { try store.connection.execute("ROLLBACK TRANSACTION") }
-            }
+            store.withLock { $0.connection.rollbackAfterFailure() }
             heldBack.withLock { $0 = nil }
             throw error
         }

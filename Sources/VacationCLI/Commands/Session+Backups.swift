@@ -30,6 +30,7 @@ extension Session {
         guard try library.exists(resolved) else { throw DocumentError(.notFound, .document(resolved)) }
         let folder = destination.map { path($0) }
         if let folder {
+            // A folder that cannot be made fails the backup below, with the reason.
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
         let info = try library.documents.backup(resolved, to: folder, keeping: keep, progress: progressBar("backup"))

@@ -36,6 +36,8 @@ extension Session {
         }
         let name = try vacationName()
         let (document, created) = try library.openReportingCreation(name, access: .write, creating: true)
+        // Each command saves before it returns (`document.save()`, which throws); what is left
+        // when it fails is dropped with the process, so a failing close says nothing more.
         defer { try? document.close() }
         var importer = FeedImporter(coordinator: try document.coordinator)
         var bar: ProgressBar<SinkStream>?
@@ -131,6 +133,8 @@ extension Session {
         let drafts = try drafts(ids, feed: feed)
         let name = try vacationName()
         let document = try library.open(name, access: .write, creating: true)
+        // Each command saves before it returns (`document.save()`, which throws); what is left
+        // when it fails is dropped with the process, so a failing close says nothing more.
         defer { try? document.close() }
         let context = try document.newRootContext(name: "visit")
         let outcomes = try VacationEditor(context: context, now: environment.now()).visit(drafts)
@@ -148,6 +152,8 @@ extension Session {
     func unvisit(_ ids: [String]) throws -> Int32 {
         let name = try vacationName()
         let document = try library.open(name, access: .write)
+        // Each command saves before it returns (`document.save()`, which throws); what is left
+        // when it fails is dropped with the process, so a failing close says nothing more.
         defer { try? document.close() }
         let context = try document.newRootContext(name: "unvisit")
         let (valid, invalid) = canonical(ids)
@@ -174,6 +180,8 @@ extension Session {
         }
         let name = try vacationName()
         let document = try library.open(name, access: .write, creating: true)
+        // Each command saves before it returns (`document.save()`, which throws); what is left
+        // when it fails is dropped with the process, so a failing close says nothing more.
         defer { try? document.close() }
         let context = try document.newRootContext(name: "toggle")
         let editor = VacationEditor(context: context, now: environment.now())

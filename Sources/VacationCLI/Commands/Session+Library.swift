@@ -95,6 +95,7 @@ extension Session {
             try library.setDefault(name)
         }
         let current = library.defaultName
+        // `setDefault` resolved this name already: it cannot fail here.
         let shown = name.map { try? library.resolve($0) } ?? current
         if json {
             emit(.object([("default", .string(shown ?? current))]))

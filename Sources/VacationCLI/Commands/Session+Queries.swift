@@ -4,7 +4,8 @@ import Foundation
 import ObjectGraph
 import Vacations
 
-/// `photos`, `show`, `tags`, `places`.
+/// `photos`, `show`, `tags`, `places`. Each checks that everything it read loaded
+/// (`throwIfLoadFailed()`) before it prints: a failed load reads as empty and must not be shown.
 extension Session {
     func photos(_ options: VacationCommand.PhotosOptions) throws -> Int32 {
         let query = PhotoQuery(tag: options.tag, place: options.place, predicate: options.predicate,
@@ -12,7 +13,9 @@ extension Session {
         return try reading(globals.vacation) { context, _ in
             let photos = try VacationQueries.photos(query, in: context)
             if json {
-                emit(.array(photos.map(Rendering.json)))
+                let value = JSONValue.array(photos.map(Rendering.json))
+                try context.throwIfLoadFailed()
+                emit(value)
                 return ExitCode.success
             }
             var table = TextTable(columns: [.init("ID"), .init("TITLE", maximumWidth: 40), .init("PLACE", maximumWidth: 32),
@@ -21,6 +24,7 @@ extension Session {
                 table.addRow([photo.unique, photo.displayTitle, photo.place?.name ?? "", photo.tagNames.joined(separator: ", "),
                               Rendering.shortDate(photo.dateTaken)])
             }
+            try context.throwIfLoadFailed()
             if !photos.isEmpty { say(table.rendered()) }
             return ExitCode.success
         }
@@ -33,7 +37,9 @@ extension Session {
                 throw CommandFailure.notFound("No photo \(id) in the vacation \"\(name)\"")
             }
             if json {
-                emit(Rendering.json(photo))
+                let value = Rendering.json(photo)
+                try context.throwIfLoadFailed()
+                emit(value)
                 return ExitCode.success
             }
             var table = TextTable(columns: [.init(""), .init("")], showsHeader: false)
@@ -49,6 +55,7 @@ extension Session {
                 // Descriptions may span lines; show the first, the JSON form keeps them all.
                 if let value, !value.isEmpty { table.addRow([label, value.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""]) }
             }
+            try context.throwIfLoadFailed()
             say(table.rendered())
             return ExitCode.success
         }
@@ -58,11 +65,14 @@ extension Session {
         try reading(globals.vacation) { context, _ in
             let tags = try VacationQueries.tags(in: context)
             if json {
-                emit(.array(tags.map { .object([("name", .string($0.name)), ("count", .integer($0.count))]) }))
+                let value = JSONValue.array(tags.map { .object([("name", .string($0.name)), ("count", .integer($0.count))]) })
+                try context.throwIfLoadFailed()
+                emit(value)
                 return ExitCode.success
             }
             var table = TextTable(columns: [.init("TAG"), .init("PHOTOS", alignment: .right)])
             for tag in tags { table.addRow([tag.name, String(tag.count)]) }
+            try context.throwIfLoadFailed()
             if !tags.isEmpty { say(table.rendered()) }
             return ExitCode.success
         }
@@ -72,14 +82,17 @@ extension Session {
         try reading(globals.vacation) { context, _ in
             let places = try VacationQueries.places(in: context)
             if json {
-                emit(.array(places.map { place in
+                let value = JSONValue.array(places.map { place in
                     .object([("name", .string(place.name)), ("photos", .integer(Int64(place.photos.count))),
                              ("firstVisited", .date(place.firstVisited))])
-                }))
+                })
+                try context.throwIfLoadFailed()
+                emit(value)
                 return ExitCode.success
             }
             var table = TextTable(columns: [.init("PLACE"), .init("PHOTOS", alignment: .right), .init("FIRST VISITED")])
             for place in places { table.addRow([place.name, String(place.photos.count), Rendering.shortDate(place.firstVisited)]) }
+            try context.throwIfLoadFailed()
             if !places.isEmpty { say(table.rendered()) }
             return ExitCode.success
         }

@@ -89,6 +89,7 @@ struct Session {
     /// Opens a vacation for reading and runs `body` with a context on it.
     func reading<T>(_ name: String?, _ body: (ObjectContext, ManagedDocument) throws -> T) throws -> T {
         let document = try library.open(name, access: .read)
+        // A document open for reading closes without saving: closing cannot fail.
         defer { try? document.close() }
         let context = try document.newRootContext(name: "cli")
         return try body(context, document)

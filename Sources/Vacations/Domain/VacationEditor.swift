@@ -393,6 +393,7 @@ public struct VacationEditor {
         let request = FetchRequest<T>(predicate: .key("name", .in, PredicateValue.array(names.map(PredicateValue.string))))
         var result: [String: T] = [:]
         for object in try context.fetch(request) {
+            // Tag and Place both have `name`: only an unknown key throws here.
             if let name = try? object.value(forKey: "name", as: String.self) { result[name] = object }
         }
         return result

@@ -32,7 +32,7 @@ public final class VacationLibrary {
     public init(url: URL, wait: Duration = .seconds(10),
                 configuration: ManagedDocument.Configuration = ManagedDocument.Configuration()) throws(DocumentError) {
         let plain = try DocumentLibrary(url: url, model: VacationModel.model)
-        let stored = Self.readDefaultName(in: plain.url)
+        let stored = try Self.readDefaultName(in: plain.url)
         documents = try DocumentLibrary(url: plain.url, model: VacationModel.model,
                                         defaultDocumentName: stored ?? Self.standardDefaultName,
                                         documentConfiguration: configuration)
@@ -106,12 +106,24 @@ public final class VacationLibrary {
 
     // MARK: Settings
 
-    private static func readDefaultName(in folder: URL) -> String? {
+    /// The default vacation the settings name; nil when there are no settings or they name none.
+    ///
+    /// - Throws: `DocumentError` when the settings are there but cannot be read or make no
+    ///   sense: falling back to "My Vacation" then would send commands to the wrong vacation.
+    private static func readDefaultName(in folder: URL) throws(DocumentError) -> String? {
         let file = folder.appendingPathComponent(settingsFileName)
-        guard let data = try? Data(contentsOf: file),
-              let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any],
-              let name = plist[defaultKey] as? String, (try? DocumentName(name)) != nil else { return nil }
-        return name
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw DocumentError(.io(operation: "read", detail: "\(error)"), .path(file.path))
+        }
+        guard let plist = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: Any] else {
+            throw DocumentError(.corrupt(detail: "the library settings are not a property list"), .path(file.path))
+        }
+        guard let name = plist[defaultKey] as? String else { return nil }
+        return try DocumentName(name, subject: { _ in .path(file.path) }).rawValue
     }
 
     private static func writeDefaultName(_ name: String, in folder: URL) throws(DocumentError) {
