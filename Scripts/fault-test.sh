@@ -3,7 +3,7 @@
 # delete rules, a fetch with faulting, a results-controller refresh after a merge, a backup)
 # fails in turn, once and then from that call on, through the fault-injecting SQLite VFS
 # (Sources/SQLiteFaultVFS); after each run the store is checked (integrity, domain rules,
-# whole operation or none of it). `swift test` runs a sample of about 24 calls per operation.
+# whole operation or none of it). `swift test` runs a sample of about 12 calls per operation.
 #
 #   Scripts/fault-test.sh [SEED]
 #
