@@ -44,11 +44,27 @@ struct PhotoRow {
 }
 
 /// The baseline's reads: one SELECT each, joins where a place name is needed, rows into structs.
-enum BaselineQueries {
+/// Statements are prepared once per connection and kept, as the framework keeps its own in its
+/// connection's statement cache.
+final class BaselineReader {
+    let database: RawDatabase
+    private var statements: [String: RawStatement] = [:]
+
     static let withPlace = "SELECT \(PhotoRow.columns), pl.ZNAME FROM ZPHOTO p LEFT JOIN ZPLACE pl ON pl.Z_PK = p.ZPLACE"
 
-    static func rows(_ database: RawDatabase, _ sql: String, withPlace: Bool, bind: (RawStatement) -> Void = { _ in }) throws -> [PhotoRow] {
-        let statement = try database.prepare(sql)
+    init(database: RawDatabase) {
+        self.database = database
+    }
+
+    private func rows(_ sql: String, withPlace: Bool, bind: (RawStatement) -> Void = { _ in }) throws -> [PhotoRow] {
+        let statement: RawStatement
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            statement = try database.prepare(sql)
+            statements[sql] = statement
+        }
+        defer { statement.reset() }
         bind(statement)
         var rows: [PhotoRow] = []
         while try statement.step() { rows.append(PhotoRow(statement, withPlace: withPlace)) }
@@ -56,22 +72,22 @@ enum BaselineQueries {
     }
 
     /// Every photo sorted by title, with its place's name.
-    static func fetchAll(_ database: RawDatabase) throws -> [PhotoRow] {
-        try rows(database, withPlace + " ORDER BY p.ZTITLE", withPlace: true)
+    func fetchAll() throws -> [PhotoRow] {
+        try rows(Self.withPlace + " ORDER BY p.ZTITLE", withPlace: true)
     }
 
     /// Photos carrying the tag `tag`, in key order.
-    static func photos(taggedWith tag: String, _ database: RawDatabase) throws -> [PhotoRow] {
-        try rows(database, "SELECT \(PhotoRow.columns) FROM ZPHOTO p WHERE p.Z_PK IN "
+    func photos(taggedWith tag: String) throws -> [PhotoRow] {
+        try rows("SELECT \(PhotoRow.columns) FROM ZPHOTO p WHERE p.Z_PK IN "
                  + "(SELECT j.Z_1PHOTOS FROM Z_1TAGS j JOIN ZTAG t ON t.Z_PK = j.Z_3TAGS WHERE t.ZNAME = ?) ORDER BY p.Z_PK",
                  withPlace: false) { $0.bind(tag, 0) }
     }
 
     /// Photos whose place's name begins with `prefix` (case-sensitive: a range on the name's index).
-    static func photos(placePrefix prefix: String, _ database: RawDatabase) throws -> [PhotoRow] {
+    func photos(placePrefix prefix: String) throws -> [PhotoRow] {
         var upper = Array(prefix.utf8)
         upper[upper.count - 1] += 1
-        return try rows(database, "SELECT \(PhotoRow.columns) FROM ZPHOTO p JOIN ZPLACE pl ON pl.Z_PK = p.ZPLACE "
+        return try rows("SELECT \(PhotoRow.columns) FROM ZPHOTO p JOIN ZPLACE pl ON pl.Z_PK = p.ZPLACE "
                         + "WHERE pl.ZNAME >= ? AND pl.ZNAME < ? ORDER BY p.Z_PK", withPlace: false) { statement in
             statement.bind(prefix, 0)
             statement.bind(String(decoding: upper, as: UTF8.self), 1)
@@ -79,9 +95,9 @@ enum BaselineQueries {
     }
 
     /// Every photo in sections by place name, by date taken within a section.
-    static func sections(_ database: RawDatabase) throws -> [(name: String, rows: [PhotoRow])] {
+    func sections() throws -> [(name: String, rows: [PhotoRow])] {
         var sections: [(name: String, rows: [PhotoRow])] = []
-        for row in try rows(database, withPlace + " ORDER BY pl.ZNAME, p.ZDATETAKEN", withPlace: true) {
+        for row in try rows(Self.withPlace + " ORDER BY pl.ZNAME, p.ZDATETAKEN", withPlace: true) {
             let name = row.placeName ?? ""
             if sections.last?.name == name {
                 sections[sections.count - 1].rows.append(row)
@@ -94,10 +110,12 @@ enum BaselineQueries {
 
     /// Opens the store and reads the 50 photos taken first, with their places.
     static func firstPage(storeAt path: String) throws -> [PhotoRow] {
-        let database = try RawDatabase(path: path, readOnly: true)
-        return try rows(database, withPlace + " ORDER BY p.ZDATETAKEN LIMIT 50", withPlace: true)
+        try BaselineReader(database: try RawDatabase(path: path, readOnly: true))
+            .rows(withPlace + " ORDER BY p.ZDATETAKEN LIMIT 50", withPlace: true)
     }
+}
 
+enum BaselineQueries {
     /// Copies the store with the online backup API and checks the copy, as a backup does.
     static func backup(storeAt path: String, to copyPath: String) throws {
         let source = try RawDatabase(path: path, readOnly: true)

@@ -6,7 +6,8 @@ struct BenchOptions {
     var photos = 100_000
     /// Photos in the feed whose streaming import's peak memory is measured.
     var memoryPhotos = 1_000_000
-    /// Runs per import, reimport and backup figure; reads run twice as often, less one.
+    /// Measured runs per import, reimport and backup figure, after one warm-up run that is not
+    /// counted; reads run twice as often, less one.
     var runs = 3
     var json = false
     /// The memory figure (alone: importing a million photos twice takes minutes).
@@ -30,7 +31,8 @@ struct BenchOptions {
         OPTIONS:
           --photos N          photos in the generated feed (default 100000)
           --json              one JSON line per figure on standard output
-          --runs N            runs per import, reimport and backup (default 3); reads run 2N-1 times
+          --runs N            measured runs per import, reimport and backup (default 3), after one
+                              warm-up run per side that is not counted; reads run 2N-1 times
           --only FIGURE,...   only these figures: import-xml, import-json, reimport, fetch-all,
                               fetch-predicate, frc-initial, toggle, open-first-page, backup
           --memory            measure only the peak memory of a streaming XML import, each side

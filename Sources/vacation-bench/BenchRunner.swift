@@ -4,9 +4,18 @@ import ObjectGraph
 import TestSupport
 import Vacations
 
+/// Who does the work in a figure: the framework, the hand-written baseline, or the floor.
+enum Side: String, CaseIterable {
+    case ours, baseline, limit
+}
+
 /// Runs every figure: ours through the framework as an app or the CLI uses it, the baseline
 /// through the C API, each on its own copy of the same data; checks that both did the same
 /// work before trusting the times.
+///
+/// Every timed figure runs a warm-up round first, whose times are discarded, then `runs`
+/// rounds in which the sides take turns going first (ours, baseline; baseline, ours; …), so
+/// that neither always meets the caches the other warmed.
 @MainActor
 final class BenchRunner {
     /// The visit time both sides record, so that their stores agree.
@@ -39,6 +48,7 @@ final class BenchRunner {
                                       documentConfiguration: .init(autosaveDelay: nil, handlesStopSignals: false))
     }
 
+    /// Runs of the read figures: each read is short, so it runs more often than the imports.
     var readRuns: Int { options.runs * 2 - 1 }
 
     func progress(_ message: String) {
@@ -74,141 +84,51 @@ final class BenchRunner {
         return figures
     }
 
-    // MARK: Imports
-
     func path(_ name: String) -> URL { workspace.appendingPathComponent(name) }
 
     func storePath(ofVacation name: String) throws -> String {
         try library.bundle(forDocumentNamed: name).storeURL.path
     }
 
-    /// Imports `feed` into a fresh vacation and into a fresh baseline store, `runs` times each;
-    /// keeps the last of each for the figures that follow.
-    private func measureImport(figure: String, feed: URL, recording: Bool = true) throws {
-        var ours: [Double] = []
-        var baseline: [Double] = []
-        for run in 1...(recording ? options.runs : 1) {
-            progress("\(figure) run \(run) of \(options.runs)")
-            let name = "\(figure) \(run)"
-            let document = try library.create(named: name)
-            let importer = FeedImporter(coordinator: try document.coordinator)
-            var report = ImportReport()
-            ours.append(timed { report = importer.importFeeds([.file(feed)], rules: DraftRules(), now: Self.visitTime) })
-            try document.close()
-            if let failure = report.files.first?.failure { throw BenchError("\(figure): the import failed: \(failure)") }
+    /// The order of the sides in round `round` (0 is the warm-up): each round starts with the
+    /// side after the one that started the round before.
+    static func order(_ sides: [Side], round: Int) -> [Side] {
+        let shift = round % sides.count
+        return Array(sides[shift...] + sides[..<shift])
+    }
 
-            let store = path("\(figure)-\(run).sqlite").path
-            _ = try StoreCoordinator(url: URL(fileURLWithPath: store), model: VacationModel.model)
-            var counts = ImportCounts()
-            baseline.append(try timed { counts = try BaselineImporter.importFeed(feed, intoStoreAt: store, now: Self.visitTime) })
-
-            let oursCounts = ImportCounts(added: report.added, updated: report.updated, unchanged: report.unchanged)
-            guard oursCounts == counts, counts.added == options.photos else {
-                throw BenchError("\(figure): ours reported \(oursCounts), the baseline \(counts)")
+    /// A warm-up round, then `runs` rounds of every side in turn (`order`); `body` runs one side
+    /// once and returns its time, `afterRound` checks what a round left. The warm-up's times are
+    /// dropped.
+    func alternate(_ figure: String, runs: Int, sides: [Side] = [.ours, .baseline],
+                   _ body: (_ side: Side, _ round: Int) throws -> Double,
+                   afterRound: (_ round: Int) throws -> Void = { _ in }) throws -> [Side: [Double]] {
+        var times: [Side: [Double]] = [:]
+        for round in 0...runs {
+            for side in Self.order(sides, round: round) {
+                let time = try body(side, round)
+                if round > 0 { times[side, default: []].append(time) }
             }
-            try StoreFingerprint.requireEqual(try storePath(ofVacation: name), store, figure: figure)
-            if run > 1 { try discard(vacation: "\(figure) \(run - 1)", store: path("\(figure)-\(run - 1).sqlite").path) }
-            vacationName = name
-            baselineStore = store
+            try afterRound(round)
         }
-        if recording { record(figure, ours: ours, baseline: baseline, goal: "≤ 1.30×") { $0.ratio <= 1.3 } }
+        return times
     }
 
-    private func discard(vacation: String, store: String) throws {
-        try library.delete(vacation)
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
-    }
-
-    /// Imports the XML feed again into the vacation that has it: every photo unchanged.
-    private func measureReimport() throws {
-        var ours: [Double] = []
-        var baseline: [Double] = []
-        for run in 1...options.runs {
-            progress("reimport run \(run) of \(options.runs)")
-            let document = try library.open(named: vacationName)
-            let importer = FeedImporter(coordinator: try document.coordinator)
-            var report = ImportReport()
-            ours.append(timed { report = importer.importFeeds([.file(xmlFeed)], rules: DraftRules(), now: Self.visitTime) })
-            try document.close()
-            var counts = ImportCounts()
-            baseline.append(try timed { counts = try BaselineImporter.importFeed(xmlFeed, intoStoreAt: baselineStore, now: Self.visitTime) })
-            let oursCounts = ImportCounts(added: report.added, updated: report.updated, unchanged: report.unchanged)
-            guard oursCounts == counts, counts.unchanged == options.photos else {
-                throw BenchError("reimport: ours reported \(oursCounts), the baseline \(counts)")
-            }
-        }
-        try StoreFingerprint.requireEqual(try storePath(ofVacation: vacationName), baselineStore, figure: "reimport")
-        record("reimport", ours: ours, baseline: baseline, goal: nil) { _ in true }
-    }
-
-    func record(_ name: String, ours: [Double], baseline: [Double], goal: String?, photos: Int? = nil,
-                meets: (Figure) -> Bool) {
+    func record(_ name: String, _ times: [Side: [Double]], goal: String?, photos: Int? = nil,
+                meets: (Figure) -> Bool = { _ in true }) {
+        let ours = times[.ours] ?? [], baseline = times[.baseline] ?? []
         var figure = Figure(name: name, photos: photos ?? options.photos, kind: .time(ours: ours.median, baseline: baseline.median))
+        figure.runs = ours.count
+        figure.limit = times[.limit]?.median
         if let goal {
             figure.goal = goal
             figure.meetsGoal = meets(figure)
         }
         figures.append(figure)
-        progress(String(format: "%@: ours %.1f ms, baseline %.1f ms, ratio %.2f", name, ours.median, baseline.median, figure.ratio))
-    }
-
-    // MARK: Memory
-
-    private func measureMemory() throws {
-        let photos = options.memoryPhotos
-        let feed = path("memory-feed.xml")
-        progress("generating an XML feed of \(photos) photos for the memory figure")
-        try FlickrFeedGenerator(photos: photos).writeXML(to: feed)
-        progress("memory: importing \(photos) photos in a child process (ours)")
-        let ours = try MemoryProbe.measure(side: "ours", feed: feed, folder: path("memory-ours"))
-        progress("memory: importing \(photos) photos in a child process (baseline)")
-        let baseline = try MemoryProbe.measure(side: "baseline", feed: feed, folder: path("memory-baseline"))
-        try? FileManager.default.removeItem(at: feed)
-        var figure = Figure(name: "memory", photos: photos,
-                            kind: .memory(ours: ours.peakMegabytes, baseline: baseline.peakMegabytes,
-                                          oursMilliseconds: ours.milliseconds, baselineMilliseconds: baseline.milliseconds))
-        figure.goal = "< 150 MB"
-        figure.meetsGoal = ours.peakMegabytes < 150
-        figures.append(figure)
-        progress(String(format: "memory: ours %.1f MB, baseline %.1f MB", ours.peakMegabytes, baseline.peakMegabytes))
-    }
-}
-
-/// A summary of a vacation store's content that two stores holding the same photos, tags and
-/// places share whatever keys they gave them: how the bench knows both sides did the same work.
-enum StoreFingerprint {
-    static let queries = [
-        // Real columns are summed as whole thousandths: a floating-point total depends on row order.
-        "SELECT count(*), \(thousandths("ZLATITUDE")), \(thousandths("ZLONGITUDE")), \(thousandths("ZDATETAKEN")), "
-            + "\(thousandths("ZDATEUPLOADED")), \(thousandths("ZVISITED")), "
-            + "total(length(ZTITLE)), total(length(ZIMAGEURL)), total(length(ZTHUMBNAILURL)), total(length(ZOWNER)), "
-            + "total(length(ZMEDIA)), total(length(ZSUBTITLE)), total(length(ZUNIQUE)) FROM ZPHOTO",
-        "SELECT count(*), total(ZCOUNT), total(length(ZNAME)) FROM ZTAG",
-        "SELECT count(*), \(thousandths("ZFIRSTVISITED")), total(length(ZNAME)), total(length(ZPLACEID)) FROM ZPLACE",
-        "SELECT count(*), total(length(t.ZNAME)), total(length(p.ZUNIQUE)) FROM Z_1TAGS j JOIN ZTAG t ON t.Z_PK = j.Z_3TAGS "
-            + "JOIN ZPHOTO p ON p.Z_PK = j.Z_1PHOTOS",
-        "SELECT count(*), total(length(pl.ZNAME)) FROM ZPHOTO p JOIN ZPLACE pl ON pl.Z_PK = p.ZPLACE",
-        "SELECT count(*) FROM ZTAG t WHERE t.ZCOUNT != (SELECT count(*) FROM Z_1TAGS j WHERE j.Z_3TAGS = t.Z_PK)",
-        "SELECT max(Z_PK) <= (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1) FROM ZPHOTO",
-    ]
-
-    private static func thousandths(_ column: String) -> String {
-        "sum(CAST(round(\(column) * 1000) AS INTEGER))"
-    }
-
-    static func of(_ path: String) throws -> [String] {
-        let database = try RawDatabase(path: path, readOnly: true)
-        return try queries.map { sql in
-            let statement = try database.prepare(sql)
-            guard try statement.step() else { return "" }
-            return (0..<statement.columnCount).map { String(statement.double($0)) }.joined(separator: " ")
+        var line = String(format: "%@: ours %.1f ms, baseline %.1f ms, ratio %.2f", name, ours.median, baseline.median, figure.ratio)
+        if let limitRatio = figure.limitRatio, let limit = figure.limit {
+            line += String(format: "; limit %.1f ms, ours ÷ limit %.2f", limit, limitRatio)
         }
-    }
-
-    static func requireEqual(_ ours: String, _ baseline: String, figure: String) throws {
-        let (left, right) = (try of(ours), try of(baseline))
-        guard left == right else {
-            throw BenchError("\(figure): the stores differ\n  ours:     \(left)\n  baseline: \(right)")
-        }
+        progress(line)
     }
 }

@@ -49,6 +49,16 @@ struct Figure {
     var goal: String?
     /// Whether the goal is met, when there is one.
     var meetsGoal: Bool?
+    /// Measured runs (warm-up excluded) behind the median; operations behind a latency.
+    var runs = 0
+    /// The floor's median (imports only): the same rows with the fastest reader and settings.
+    var limit: Double?
+
+    /// Ours over the floor, when there is one.
+    var limitRatio: Double? {
+        guard case let .time(ours, _) = kind, let limit else { return nil }
+        return ours / limit
+    }
 
     /// Ours over the baseline (medians, p50 for latencies, peak RSS for memory).
     var ratio: Double {
@@ -73,6 +83,10 @@ struct Figure {
                         ("ms", format(oursMilliseconds)), ("baseline_ms", format(baselineMilliseconds))]
         }
         members.append(("ratio", format(ratio)))
+        if let limit, let limitRatio {
+            members += [("limit_ms", format(limit)), ("limit_ratio", format(limitRatio))]
+        }
+        members.append(("runs", String(runs)))
         return "{" + members.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
     }
 
@@ -84,7 +98,7 @@ struct Figure {
 /// The readable table: one row per figure.
 enum FigureTable {
     static func render(_ figures: [Figure]) -> String {
-        var rows = [["figure", "photos", "ours", "baseline", "ratio", "goal"]]
+        var rows = [["figure", "photos", "runs", "ours", "baseline", "ratio", "limit", "÷ limit", "goal"]]
         for figure in figures {
             let (ours, baseline): (String, String)
             switch figure.kind {
@@ -98,7 +112,8 @@ enum FigureTable {
                                     String(format: "%.1f MB (%@)", baselinePeak, milliseconds(baselineTime)))
             }
             let goal = figure.goal.map { $0 + (figure.meetsGoal == false ? "  MISSED" : "  met") } ?? ""
-            rows.append([figure.name, String(figure.photos), ours, baseline, String(format: "%.2f×", figure.ratio), goal])
+            rows.append([figure.name, String(figure.photos), String(figure.runs), ours, baseline, String(format: "%.2f×", figure.ratio),
+                         figure.limit.map(milliseconds) ?? "", figure.limitRatio.map { String(format: "%.2f×", $0) } ?? "", goal])
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.enumerated().map { index, row in

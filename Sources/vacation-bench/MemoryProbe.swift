@@ -50,14 +50,15 @@ enum MemoryProbe {
         switch side {
         case "ours":
             let library = try DocumentLibrary(url: folderURL.appendingPathComponent("library"), model: VacationModel.model)
-            let document = try library.create(named: "memory")
-            let importer = FeedImporter(coordinator: try document.coordinator)
-            var report = ImportReport()
-            elapsed = timed { report = importer.importFeeds([.file(feedURL)], rules: DraftRules(), now: now) }
-            if let failure = report.files.first?.failure { throw BenchError("the import failed: \(failure)") }
-            try document.close()
+            try library.create(named: "memory").close()
+            elapsed = try timed {
+                let document = try library.open(named: "memory")
+                let report = FeedImporter(coordinator: try document.coordinator).importFeeds([.file(feedURL)], rules: DraftRules(), now: now)
+                try document.close()
+                if let failure = report.files.first?.failure { throw BenchError("the import failed: \(failure)") }
+            }
         case "baseline":
-            let store = folderURL.appendingPathComponent("baseline.sqlite")
+            let store = baselineStore(in: folderURL)
             _ = try StoreCoordinator(url: store, model: VacationModel.model)
             elapsed = try timed { _ = try BaselineImporter.importFeed(feedURL, intoStoreAt: store.path, now: now) }
         default:
@@ -65,6 +66,15 @@ enum MemoryProbe {
         }
         try "\(elapsed) \(try peakResidentKilobytes())".write(to: folderURL.appendingPathComponent("report"),
                                                             atomically: true, encoding: .utf8)
+    }
+
+    /// Where each side's child leaves its store.
+    static func oursStore(in folder: URL) -> URL {
+        folder.appendingPathComponent("library/memory.vacation/StoreContent/persistentStore")
+    }
+
+    static func baselineStore(in folder: URL) -> URL {
+        folder.appendingPathComponent("baseline.sqlite")
     }
 
     /// `VmHWM` of this process, in kB.

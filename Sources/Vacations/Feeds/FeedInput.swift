@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Parsers either look at the buffered window and consume it (the JSON tokenizer, the
 /// sniffer) or copy it out with ``read(into:)`` (libxml2's input callback).
-final class FeedInput {
+package final class FeedInput {
     static let chunkSize = 64 * 1024
 
     private enum Source {
@@ -39,7 +39,7 @@ final class FeedInput {
 
     /// Opens a file for reading.
     /// - Throws: ``FeedError`` of kind `.io` naming the path and the system's reason.
-    convenience init(contentsOf url: URL) throws {
+    package convenience init(contentsOf url: URL) throws {
         let path = url.path
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 {

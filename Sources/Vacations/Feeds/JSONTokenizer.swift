@@ -3,9 +3,10 @@
 /// text of a key, string or number is left in ``text`` as bytes. Numbers stay as their
 /// literal text, so an id never passes through `Double`.
 ///
-/// The input has already been checked as UTF-8, so only ASCII matters here.
-struct JSONTokenizer {
-    enum Token: Equatable {
+/// The input has already been checked as UTF-8, so only ASCII matters here. Visible to the
+/// package so that `vacation-bench`'s floor reads JSON feeds with the same tokenizer.
+package struct JSONTokenizer {
+    package enum Token: Equatable {
         case beginObject, endObject, beginArray, endArray
         /// An object key; its text is in ``text``.
         case key
@@ -23,12 +24,12 @@ struct JSONTokenizer {
     /// One entry per open container: `true` for an object.
     private var containers: [Bool] = []
     /// The text of the last key, string or number (escapes decoded).
-    private(set) var text: [UInt8] = []
+    package private(set) var text: [UInt8] = []
     /// While skipping, strings are checked but not kept.
     private var keepsText = true
     private var pendingHighSurrogate: UInt32?
 
-    init(input: FeedInput, format: FeedFormat) {
+    package init(input: FeedInput, format: FeedFormat) {
         self.input = input
         self.format = format
         text.reserveCapacity(256)
@@ -40,7 +41,7 @@ struct JSONTokenizer {
     // MARK: Tokens
 
     /// The next token. - Throws: ``FeedError`` on malformed or truncated input.
-    mutating func next() throws -> Token {
+    package mutating func next() throws -> Token {
         while true {
             guard let byte = try nextNonWhitespace() else { throw endOfInputError() }
             switch state {
@@ -77,7 +78,7 @@ struct JSONTokenizer {
     }
 
     /// Skips the value that starts with the next token (a whole object or array included).
-    mutating func skipValue() throws {
+    package mutating func skipValue() throws {
         let token = try next()
         if token == .beginObject || token == .beginArray { try skipRestOfContainer() }
     }
@@ -97,7 +98,7 @@ struct JSONTokenizer {
     }
 
     /// Whether the text of the last token equals `literal`.
-    func textEquals(_ literal: StaticString) -> Bool {
+    package func textEquals(_ literal: StaticString) -> Bool {
         guard literal.utf8CodeUnitCount == text.count else { return false }
         return text.withUnsafeBytes { bytes in
             bytes.elementsEqual(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))

@@ -1,0 +1,69 @@
+import Documents
+import Foundation
+import ObjectGraph
+import Vacations
+
+extension BenchRunner {
+    /// 1,000 toggles: 500 photos spread over the vacation (all of them in a smaller one), each
+    /// unvisited, then each visited again, every toggle saved (one transaction); the vacation
+    /// ends as it began. The sides interleave toggle by toggle, taking turns to go first, after
+    /// a warm-up pair (a photo outside the measured ones unvisited and visited again on both).
+    func measureToggle() throws {
+        progress("toggle: reading the drafts")
+        let count = min(500, max(1, options.photos - 1))
+        let step = max(1, options.photos / count)
+        let ids = (0..<count).map { generator.id($0 * step % options.photos) }
+        let warmUpID = generator.id(options.photos - 1)
+        let drafts = try FeedImporter.drafts(ids: ids + [warmUpID], in: .file(xmlFeed), rules: DraftRules())
+        guard drafts.count == count + 1, let warmUp = drafts.last else { throw BenchError("toggle: the feed lacks some photos") }
+        let measured = Array(drafts.dropLast())
+        let sequence = measured + measured
+        progress("toggle: \(sequence.count) toggles each, interleaved")
+
+        let document = try library.open(named: vacationName)
+        let context = try document.newRootContext(name: "toggle")
+        let toggler = try BaselineToggler(database: try RawDatabase(path: baselineStore), now: Self.visitTime)
+        var times: [Side: [Double]] = [:]
+        var outcomes: [Side: [VacationEditor.ToggleOutcome]] = [:]
+        func toggle(_ draft: PhotoDraft, side: Side) throws -> Double {
+            var outcome = VacationEditor.ToggleOutcome.visited
+            let time = try timed {
+                if side == .ours {
+                    outcome = try VacationEditor(context: context, now: Self.visitTime).toggle(draft)
+                    try context.save()
+                } else {
+                    outcome = try toggler.toggle(draft)
+                }
+            }
+            outcomes[side, default: []].append(outcome)
+            return time
+        }
+        for side in [Side.ours, .baseline] {
+            _ = try toggle(warmUp, side: side)
+            _ = try toggle(warmUp, side: side)
+        }
+        outcomes = [:]
+        for (index, draft) in sequence.enumerated() {
+            for side in Self.order([.ours, .baseline], round: index) {
+                times[side, default: []].append(try toggle(draft, side: side))
+            }
+        }
+        try document.close()
+        let expected = Array(repeating: VacationEditor.ToggleOutcome.unvisited, count: count)
+            + Array(repeating: .visited, count: count)
+        guard outcomes[.ours] == expected, outcomes[.baseline] == expected else {
+            throw BenchError("toggle: the outcomes are not \(count) unvisits then \(count) visits")
+        }
+        try StoreFingerprint.requireEqual(try storePath(ofVacation: vacationName), baselineStore, figure: "toggle")
+        let ours = times[.ours] ?? [], baseline = times[.baseline] ?? []
+        var figure = Figure(name: "toggle", photos: options.photos,
+                            kind: .latency(oursP50: ours.percentile(0.5), oursP99: ours.percentile(0.99),
+                                           baselineP50: baseline.percentile(0.5), baselineP99: baseline.percentile(0.99)))
+        figure.runs = ours.count
+        figure.goal = "p50 ≤ 1.2×"
+        figure.meetsGoal = figure.ratio <= 1.2
+        figures.append(figure)
+        progress(String(format: "toggle: ours p50 %.3f ms p99 %.3f ms, baseline p50 %.3f ms p99 %.3f ms",
+                        ours.percentile(0.5), ours.percentile(0.99), baseline.percentile(0.5), baseline.percentile(0.99)))
+    }
+}

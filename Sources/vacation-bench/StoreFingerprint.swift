@@ -1,0 +1,139 @@
+import CSQLite
+import Foundation
+
+/// A store's whole content, hashed: how the bench knows that two sides did the same work.
+///
+/// Every table but SQLite's own and the store's identity (`Z_METADATA`, whose UUID and creation
+/// differ by design, and `Z_MODELCACHE`) is read row by row, and every value of every column
+/// but `Z_OPT` goes into the row's hash, with its storage class: integers, reals by their bits,
+/// text and blobs byte for byte. Rows are combined in an order-independent way (a sum of mixed
+/// row hashes), so that two stores holding the same rows under the same keys match whatever
+/// order SQLite keeps them in. `Z_OPT` is left out because it counts saves, and the framework
+/// saves an import in chunks where the baseline writes each row once. The schema (every table,
+/// index and trigger with its SQL) is compared too.
+struct StoreFingerprint: Equatable, CustomStringConvertible {
+    /// Columns whose values legitimately differ between the two sides.
+    static let ignoredColumns: Set<String> = ["Z_OPT"]
+    /// Tables that are the store's identity rather than its content.
+    static let ignoredTables: Set<String> = ["Z_METADATA", "Z_MODELCACHE"]
+
+    struct Table: Equatable {
+        var name: String
+        var rows: Int
+        var hash: UInt64
+    }
+
+    var schema: UInt64
+    var tables: [Table]
+
+    var description: String {
+        "schema \(String(schema, radix: 16)); "
+            + tables.map { "\($0.name): \($0.rows) rows \(String($0.hash, radix: 16))" }.joined(separator: ", ")
+    }
+
+    /// Reads the store at `path` (read-only; WAL content included).
+    static func of(_ path: String) throws -> StoreFingerprint {
+        let database = try RawDatabase(path: path, readOnly: true)
+        var schemaHash = RowHasher()
+        let schema = try database.prepare(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+        var tableNames: [String] = []
+        while try schema.step() {
+            for column in 0..<schema.columnCount { schemaHash.add(schema, column) }
+            if schema.string(0) == "table", let name = schema.string(1), !ignoredTables.contains(name) {
+                tableNames.append(name)
+            }
+        }
+        var tables: [Table] = []
+        for name in tableNames {
+            let statement = try database.prepare("SELECT * FROM \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\"")
+            let kept = (0..<statement.columnCount).filter { column in
+                !ignoredColumns.contains(sqlite3_column_name(statement.handle, column).map { String(cString: $0) } ?? "")
+            }
+            var table = Table(name: name, rows: 0, hash: 0)
+            while try statement.step() {
+                var row = RowHasher()
+                for column in kept { row.add(statement, column) }
+                table.rows += 1
+                table.hash &+= row.finished
+            }
+            tables.append(table)
+        }
+        return StoreFingerprint(schema: schemaHash.finished, tables: tables)
+    }
+
+    /// Throws, naming the tables that differ, unless the two stores hold the same content.
+    static func requireEqual(_ ours: String, _ other: String, figure: String, otherSide: String = "baseline") throws {
+        let (left, right) = (try of(ours), try of(other))
+        guard left != right else { return }
+        var differences: [String] = []
+        if left.schema != right.schema { differences.append("the schemas") }
+        let rightTables = Dictionary(right.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for table in left.tables where rightTables[table.name] != table {
+            let other = rightTables[table.name].map { "\($0.rows) rows" } ?? "no such table"
+            differences.append("\(table.name) (ours \(table.rows) rows, \(otherSide) \(other))")
+        }
+        let leftNames = Set(left.tables.map(\.name))
+        for table in right.tables where !leftNames.contains(table.name) { differences.append("\(table.name) (only the \(otherSide)'s)") }
+        throw BenchError("\(figure): the stores differ from the \(otherSide)'s in \(differences.joined(separator: ", "))")
+    }
+}
+
+/// FNV-1a over a row's values, each prefixed by its storage class (and text and blobs by their
+/// length, so that adjacent values cannot run into each other), finished with a 64-bit mixer so
+/// that summing rows spreads well.
+struct RowHasher {
+    private var state: UInt64 = 0xCBF2_9CE4_8422_2325
+
+    private mutating func add(byte: UInt8) {
+        state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    }
+
+    private mutating func add(_ value: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { add(byte: UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    mutating func add(_ statement: RawStatement, _ column: Int32) {
+        let type = sqlite3_column_type(statement.handle, column)
+        add(byte: UInt8(truncatingIfNeeded: type))
+        switch type {
+        case SQLITE_INTEGER:
+            add(UInt64(bitPattern: sqlite3_column_int64(statement.handle, column)))
+        case SQLITE_FLOAT:
+            add(sqlite3_column_double(statement.handle, column).bitPattern)
+        case SQLITE_TEXT, SQLITE_BLOB:
+            let bytes = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_column_text(statement.handle, column))
+                : sqlite3_column_blob(statement.handle, column)
+            let count = Int(sqlite3_column_bytes(statement.handle, column))
+            add(UInt64(count))
+            if let bytes {
+                for byte in UnsafeRawBufferPointer(start: bytes, count: count) { add(byte: byte) }
+            }
+        default:
+            break
+        }
+    }
+
+    /// Adds a string (or its absence) as `add(_:_:)` adds a text column.
+    mutating func add(text: String?) {
+        guard var text else {
+            add(byte: UInt8(truncatingIfNeeded: SQLITE_NULL))
+            return
+        }
+        add(byte: UInt8(truncatingIfNeeded: SQLITE_TEXT))
+        text.withUTF8 { bytes in
+            add(UInt64(bytes.count))
+            for byte in bytes { add(byte: byte) }
+        }
+    }
+
+    var finished: UInt64 {
+        var value = state
+        value ^= value >> 33
+        value = value &* 0xFF51_AFD7_ED55_8CCD
+        value ^= value >> 33
+        value = value &* 0xC4CE_B9FE_1A85_EC53
+        value ^= value >> 33
+        return value
+    }
+}
