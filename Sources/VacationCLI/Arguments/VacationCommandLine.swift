@@ -21,6 +21,7 @@ public enum VacationCommand: Sendable, Equatable {
     case backup(name: String?, destination: String?, keep: Int?)
     case backups(name: String?)
     case restore(backup: String, newName: String?, force: Bool)
+    case fetch(FetchOptions)
 
     /// `import FEED... [--places FILE] [--place NAME] [--exclude-tag TAG]...`
     public struct ImportOptions: Sendable, Equatable {
@@ -69,6 +70,7 @@ public enum VacationCommand: Sendable, Equatable {
         case `import`, visit, unvisit, toggle
         case photos, show, tags, places, check
         case backup, backups, restore, help
+        case fetch
 
         /// Whether `--json` makes this command print one JSON document.
         public var printsJSON: Bool {
@@ -96,6 +98,7 @@ public enum VacationCommand: Sendable, Equatable {
         case .backup: .backup
         case .backups: .backups
         case .restore: .restore
+        case .fetch: .fetch
         }
     }
 }
@@ -247,6 +250,7 @@ public enum VacationCommandLine {
         case .backups: return .backups(name: parsed.positional("name"))
         case .restore:
             return .restore(backup: argument("backup"), newName: parsed.value(of: "--as"), force: parsed.flag("--force"))
+        case .fetch: return .fetch(try fetchOptions(parsed))
         case .help, nil:
             // The parser answers `help` itself; reaching here means the table and this
             // switch disagree, which the tests over every command rule out.

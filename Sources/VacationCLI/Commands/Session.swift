@@ -50,6 +50,7 @@ struct Session {
         case .backup(let name, let destination, let keep): return try backup(name, to: destination, keep: keep)
         case .backups(let name): return try backups(name)
         case .restore(let backup, let newName, let force): return try restore(backup, as: newName, force: force)
+        case .fetch(let options): return try fetch(options)
         }
     }
 
