@@ -26,7 +26,7 @@ extension Session {
             return try fetch(options, key: key, redact: redact)
         } catch {
             // Whatever failed, its text is printed: the key must not be in it.
-            let failure = VacationCLI.describe(error)
+            let failure = (error as? FetchError).map(Self.commandFailure) ?? VacationCLI.describe(error)
             throw CommandFailure(redact(failure.message), hint: failure.hint.map { redact($0) }, exitCode: failure.exitCode)
         }
     }
@@ -51,7 +51,7 @@ extension Session {
 
         if options.source == .topPlaces {
             var requests = 0
-            let page = try unchanged { try fetcher(.topPlaces(placeType: FlickrQuery.localityPlaceType)).fetchPage(1, requests: &requests) }
+            let page = try fetcher(.topPlaces(placeType: FlickrQuery.localityPlaceType)).fetchPage(1, requests: &requests)
             return listTopPlaces(page.places)
         }
 
@@ -59,7 +59,7 @@ extension Session {
         var requests = 0
         if case .placeID(let placeID) = options.source {
             // As the CS193p app did: the top places name the photos' place.
-            let top = try unchanged { try fetcher(.topPlaces(placeType: FlickrQuery.localityPlaceType)).fetchPage(1, requests: &requests) }
+            let top = try fetcher(.topPlaces(placeType: FlickrQuery.localityPlaceType)).fetchPage(1, requests: &requests)
             // What `import --places TOP --place NAME PAGES…` does, NAME being the place's own name.
             rules.defaultPlace = top.places.first { $0.placeID == placeID || $0.woeid == placeID }?.name
             try FeedImporter.learnPlaces(from: .file(top.file), into: &rules)
@@ -77,7 +77,7 @@ extension Session {
                 bar?.update(completed: page.number)
             }
         }
-        let fetched = try unchanged { try pagesFetcher.fetchPages(maximum: options.pages) }
+        let fetched = try pagesFetcher.fetchPages(maximum: options.pages)
         bar?.finish()
         requests += fetched.requests
 
@@ -121,7 +121,7 @@ extension Session {
             var problems: [JSONValue] = []
             for (page, file) in zip(fetched.pages, report.files) {
                 for problem in file.problems {
-                    problems.append(.object([("page", .integer(Int64(page.number))), ("id", .string(problem.id)),
+                    problems.append(.object([("page", .integer(Int64(page.number))), ("id", .string(problem.id.map { redact($0) })),
                                              ("reason", .string(redact(problem.reason)))]))
                 }
             }
@@ -150,16 +150,12 @@ extension Session {
         return ExitCode.success
     }
 
-    /// Runs a part of the fetch that changes nothing; its failure says so.
-    private func unchanged<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as FetchError {
-            switch error.kind {
-            case .unavailable: throw CommandFailure.unavailable(error.message, hint: "Nothing was changed. Try again later.")
-            case .badResponse: throw CommandFailure.badInput(error.message, hint: "Nothing was changed.")
-            case .usage: throw CommandFailure.usage(error.message)
-            }
+    /// A fetch error as the contract's failure: 69, 65 or 64.
+    private static func commandFailure(_ error: FetchError) -> CommandFailure {
+        switch error.kind {
+        case .unavailable: CommandFailure.unavailable(error.message, hint: "Nothing was changed. Try again later.")
+        case .badResponse: CommandFailure.badInput(error.message, hint: "Nothing was changed.")
+        case .usage: CommandFailure.usage(error.message)
         }
     }
 

@@ -17,8 +17,10 @@ public struct FlickrClient: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// An answer that is not retried, after `attempts` attempts.
         case answered(HTTPResponse, attempts: Int)
-        /// The policy gave up; `reason` says what the last attempt met (no URL, no key).
-        case gaveUp(reason: String, attempts: Int)
+        /// The policy gave up; `reason` says what the last attempt met (no URL, no key), and
+        /// `unreachable` whether that was no connection or no answer in time (rather than an
+        /// answer that kept failing).
+        case gaveUp(reason: String, attempts: Int, unreachable: Bool)
     }
 
     /// What a retry is about to do, for a warning line.
@@ -72,28 +74,31 @@ public struct FlickrClient: Sendable {
             let timeout = min(policy.requestTimeout, RetryPolicy.duration(max(left, 0.001)))
             let problem: String
             var askedWait: Duration?
+            var unreachable = false
             switch transport.get(url, timeout: timeout) {
             case .success(let response):
                 guard Self.isRetryable(status: response.status) else { return .answered(response, attempts: attempt) }
                 problem = "HTTP \(response.status)"
                 askedWait = response.header("retry-after").flatMap { RetryPolicy.retryAfter($0, now: now()) }
             case .failure(let failure):
-                guard failure.isRetryable else { return .gaveUp(reason: failure.description, attempts: attempt) }
+                unreachable = failure.isUnreachable
+                guard failure.isRetryable else { return .gaveUp(reason: failure.description, attempts: attempt, unreachable: false) }
                 problem = failure.description
             }
             if attempt >= policy.maximumAttempts {
-                return .gaveUp(reason: "\(problem), \(Self.attempts(attempt))", attempts: attempt)
+                return .gaveUp(reason: "\(problem), \(Self.attempts(attempt))", attempts: attempt, unreachable: unreachable)
             }
             let wait = askedWait ?? policy.delay(beforeRetry: attempt, random: &random)
             let elapsed = clock() - start
             if elapsed + RetryPolicy.seconds(wait) >= limit {
                 if let askedWait {
-                    return .gaveUp(reason: "\(problem), and the server asks to wait \(TransportFailure.format(.seconds(RetryPolicy.seconds(askedWait).rounded(.up)))) "
-                                   + "(Retry-After), past the \(TransportFailure.format(policy.giveUpAfter)) a request may take; "
-                                   + Self.attempts(attempt), attempts: attempt)
+                    let asked = TransportFailure.format(.seconds(RetryPolicy.seconds(askedWait).rounded(.up)))
+                    return .gaveUp(reason: "\(problem), and the server asks to wait \(asked) (Retry-After), past the "
+                                   + "\(TransportFailure.format(policy.giveUpAfter)) a request may take; \(Self.attempts(attempt))",
+                                   attempts: attempt, unreachable: unreachable)
                 }
                 return .gaveUp(reason: "\(problem), \(Self.attempts(attempt)) in \(TransportFailure.format(policy.giveUpAfter))",
-                               attempts: attempt)
+                               attempts: attempt, unreachable: unreachable)
             }
             retrying(RetryNote(problem: problem, nextAttempt: attempt + 1, maximumAttempts: policy.maximumAttempts, wait: wait))
             sleep(wait)

@@ -82,7 +82,7 @@ public struct FlickrFetcher {
         let outcome = client.get(request.url(page: number, apiKey: apiKey), retrying: { note in retrying(label, note) })
         let response: HTTPResponse
         switch outcome {
-        case let .gaveUp(reason, attempts):
+        case let .gaveUp(reason, attempts, _):
             requests += attempts
             throw FetchError(.unavailable, "Cannot fetch \(label) from \(host): \(reason)")
         case let .answered(answer, attempts):

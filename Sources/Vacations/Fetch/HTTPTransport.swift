@@ -36,6 +36,14 @@ public enum TransportFailure: Error, Sendable, Equatable, CustomStringConvertibl
         return true
     }
 
+    /// No connection, or no answer in time: the server, not one resource, is the trouble.
+    public var isUnreachable: Bool {
+        switch self {
+        case .timedOut, .connection: true
+        case .interrupted, .fatal: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .timedOut(let timeout): "no answer within \(Self.format(timeout))"
@@ -78,8 +86,11 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     deinit { session.finishTasksAndInvalidate() }
 
     public func get(_ url: URL, timeout: Duration) -> Result<HTTPResponse, TransportFailure> {
+        let seconds = RetryPolicy.seconds(timeout)
+        // libcurl takes whole seconds (a fraction would mean none): the deadline below is the
+        // real one, URLSession's own a backstop.
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData,
-                                 timeoutInterval: max(0.001, RetryPolicy.seconds(timeout)))
+                                 timeoutInterval: max(1, seconds.rounded(.up) + 1))
         request.httpMethod = "GET"
         request.setValue("vacation-fetch", forHTTPHeaderField: "User-Agent")
         let box = AnswerBox()
@@ -89,9 +100,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             done.signal()
         }
         task.resume()
-        // URLSession ends the task at its own timeout; the extra margin only guards against a
-        // callback that never comes.
-        if done.wait(timeout: .now() + RetryPolicy.seconds(timeout) + 5) == .timedOut {
+        // The whole answer within the timeout, however slowly it trickles.
+        if done.wait(timeout: .now() + seconds) == .timedOut {
             task.cancel()
             return .failure(.timedOut(timeout))
         }

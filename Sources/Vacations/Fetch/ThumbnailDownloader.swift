@@ -2,8 +2,9 @@ import Foundation
 
 /// Downloads thumbnails into a ``ThumbnailStore``, a few at a time. Only `http` and `https`
 /// URLs are fetched (a feed is untrusted: a `file:` URL must not copy a local file in), only a
-/// whole JPEG answer is kept, and each is retried by the client's policy; once the server has
-/// been given up on, the rest are not tried. Failures are reported by id, never fatal.
+/// whole JPEG answer is kept, and each is retried by the client's policy; once a download was
+/// given up for want of a connection or an answer in time, the rest are not tried (they would
+/// wait as long each). Failures are reported by id, never fatal.
 ///
 /// ```swift
 /// let report = ThumbnailDownloader(client: client, store: thumbnails)
@@ -82,8 +83,9 @@ public struct ThumbnailDownloader: Sendable {
             return .failure("the thumbnail URL is not an http or https URL")
         }
         switch client.get(url) {
-        case .gaveUp(let reason, _):
-            state.serverGaveUp()
+        case let .gaveUp(reason, _, unreachable):
+            // One thumbnail that keeps failing is its own; a server out of reach is everyone's.
+            if unreachable { state.serverGaveUp() }
             return .failure(reason)
         case .answered(let response, _):
             guard response.status == 200 else { return .failure("HTTP \(response.status)") }
