@@ -83,7 +83,13 @@ public struct FlickrClient: Sendable {
             case .failure(let failure):
                 unreachable = failure.isUnreachable
                 guard failure.isRetryable else { return .gaveUp(reason: failure.description, attempts: attempt, unreachable: false) }
-                problem = failure.description
+                // An attempt's timeout may have been cut to the time left; the message names the
+                // one the policy gives.
+                if case .timedOut = failure {
+                    problem = TransportFailure.timedOut(policy.requestTimeout).description
+                } else {
+                    problem = failure.description
+                }
             }
             if attempt >= policy.maximumAttempts {
                 return .gaveUp(reason: "\(problem), \(Self.attempts(attempt))", attempts: attempt, unreachable: unreachable)

@@ -53,13 +53,18 @@ public struct ThumbnailDownloader: Sendable {
         let group = DispatchGroup()
         let workers = max(1, min(concurrency, targets.count))
         for _ in 0..<workers {
-            DispatchQueue.global().async(group: group) { [self] in
+            // Threads of their own, not Dispatch's pool: each blocks while URLSession, which
+            // works on that pool, answers; blocking the pool's threads starves it.
+            group.enter()
+            let thread = Thread { [self] in
                 while let index = state.nextIndex() {
                     let outcome = state.isServerDown ? .failure("not tried: the thumbnail server was given up on")
                         : downloadOne(targets[index], state: state)
                     state.finish(index, outcome)
                 }
+                group.leave()
             }
+            thread.start()
         }
         while group.wait(timeout: .now() + 0.1) == .timedOut {
             progress(state.doneCount)

@@ -10,12 +10,15 @@ import TestSupport
 struct FetchFailureTests {
     typealias Answer = TestSupport.FakeHTTPServer.Answer
 
-    /// A harness with three pages of 40 search results, and a vacation "Kept" holding one photo.
-    private func harness() throws -> FetchHarness {
+    /// A harness with three pages of 40 search results, and a vacation "Kept" holding the photos
+    /// of SampleData/kyoto.json (unless `keeping` is false).
+    private func harness(keeping: Bool = true) throws -> FetchHarness {
         let harness = try FetchHarness()
         harness.flickr.serve("flickr.photos.search", pages: FlickrResponses.photoPages(FlickrResponses.searchRecords, perPage: 40))
-        let kept = try harness.runner.run(["--vacation", "Kept", "import", SampleFiles.sample("kyoto.json")])
-        #expect(kept.code == 0)
+        if keeping {
+            let kept = try harness.runner.run(["--vacation", "Kept", "import", SampleFiles.sample("kyoto.json")])
+            #expect(kept.code == 0)
+        }
         return harness
     }
 
@@ -124,7 +127,7 @@ struct FetchFailureTests {
 
     @Test("an HTTP error that is not Flickr's (a wrong FLICKR_API_BASE) is 69 at once; so is no server at all after the retries")
     func notFlickr() throws {
-        let harness = try harness()
+        let harness = try harness(keeping: false)
         defer { harness.flickr.stop() }
         let wrong = try harness.fetch(["--recent", "--vacation", "New"], extra: ["FLICKR_API_BASE": harness.flickr.server.baseURL + "nothing/"])
         #expect(wrong.code == 69)
@@ -196,7 +199,7 @@ struct FetchFailureTests {
 
     @Test("no key, or an empty one, is a usage error before any request")
     func noKey() throws {
-        let harness = try harness()
+        let harness = try harness(keeping: false)
         defer { harness.flickr.stop() }
         for (arguments, variables) in [([], ["FLICKR_API_KEY": ""]), (["--api-key", ""], [:]), ([], [:])] as [([String], [String: String])] {
             var environment = harness.variables.merging(variables) { $1 }
@@ -221,7 +224,7 @@ struct FetchFailureTests {
         (["VACATION_FETCH_RETRY_BASE_MS": "-5"], "Error: VACATION_FETCH_RETRY_BASE_MS is not a whole number of milliseconds from 0 to 3600000: -5\n"),
     ] as [([String: String], String)])
     func badSettings(_ variables: [String: String], message: String) throws {
-        let harness = try harness()
+        let harness = try harness(keeping: false)
         defer { harness.flickr.stop() }
         let result = try harness.fetch(["--recent"], extra: variables)
         #expect(result.code == 64)
@@ -231,7 +234,7 @@ struct FetchFailureTests {
 
     @Test("the key never appears in any output, whatever fails")
     func keyNeverShown() throws {
-        let harness = try harness()
+        let harness = try harness(keeping: false)
         defer { harness.flickr.stop() }
         let answers: [Answer] = [
             .json(FlickrResponses.invalidKey), .json(#"{"stat":"fail","code":99,"message":"Bad key SECRETKEY123 and api_key=SECRETKEY123"}"#),
