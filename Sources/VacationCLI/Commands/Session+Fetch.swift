@@ -42,10 +42,15 @@ extension Session {
             // The responses were copied into the vacation by the import; what is left is scratch.
             try? FileManager.default.removeItem(at: folder)
         }
+        var bar: ProgressBar<SinkStream>?
         func fetcher(_ query: FlickrQuery) -> FlickrFetcher {
             var fetcher = FlickrFetcher(client: client, request: FlickrRequest(endpoint: endpoint, query: query, perPage: options.perPage),
                                         apiKey: key, folder: folder)
-            fetcher.retrying = { label, note in warn(redact("\(label): \(note)")) }
+            fetcher.retrying = { label, note in
+                // The warning takes its own line; the bar comes back with the next page.
+                bar?.finish()
+                warn(redact("\(label): \(note)"))
+            }
             return fetcher
         }
 
@@ -66,14 +71,23 @@ extension Session {
         }
         var pagesFetcher = fetcher(query(for: options.source))
         let method = pagesFetcher.request.query.method
-        var bar: ProgressBar<SinkStream>?
         if environment.errorsIsTerminal {
             var photos = 0
+            let started = ProgressBarClock.monotonicSeconds()
             pagesFetcher.pageRead = { page, expected in
                 photos += page.summary.photoCount
                 bar?.finish()
+                // A bar's label is fixed, so each page makes a new one (with the photos so far);
+                // its clock starts at the fetch's start, so that the rate and time left count
+                // every page, not the last one.
+                var first = true
+                let clock = {
+                    defer { first = false }
+                    return first ? started : ProgressBarClock.monotonicSeconds()
+                }
                 bar = ProgressBar(total: expected, label: "Fetching \(method), \(Rendering.plural(photos, "photo"))",
-                                  output: SinkStream(sink: environment.errors), isTerminal: true, width: environment.terminalWidth)
+                                  output: SinkStream(sink: environment.errors), isTerminal: true, width: environment.terminalWidth,
+                                  clock: clock)
                 bar?.update(completed: page.number)
             }
         }
@@ -86,9 +100,14 @@ extension Session {
         var importer = FeedImporter(coordinator: try document.coordinator)
         var importBar: ProgressBar<SinkStream>?
         if environment.errorsIsTerminal {
-            var before = 0, current = ""
+            // Photos of the pages before the current one, and of the current one so far.
+            var before = 0, inFile = 0, current = ""
             importer.progress = { file, photos in
-                if file != current { before += importBar?.completed ?? 0; current = file }
+                if file != current {
+                    before += inFile
+                    current = file
+                }
+                inFile = photos
                 if importBar == nil {
                     importBar = ProgressBar(total: fetched.photoCount, label: "Importing", output: SinkStream(sink: environment.errors),
                                             isTerminal: true, width: environment.terminalWidth)

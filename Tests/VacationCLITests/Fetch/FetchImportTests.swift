@@ -174,10 +174,14 @@ struct FetchImportTests {
         let harness = try FetchHarness()
         defer { harness.flickr.stop() }
         harness.flickr.serve("flickr.photos.search", pages: FlickrResponses.photoPages(FlickrResponses.searchRecords, perPage: 50))
+        harness.flickr.script(2, .respond(status: 503))
         let terminal = try harness.fetch(["--search", "x", "--pages", "2", "--per-page", "50"], terminal: true)
         #expect(terminal.code == 0)
         #expect(terminal.errors.contains("\rFetching flickr.photos.search, 50 photos 1/2"))
         #expect(terminal.errors.contains("\rFetching flickr.photos.search, 98 photos 2/2"))
+        #expect(terminal.errors.contains("\rImporting 50/98"))
+        // A retry's warning takes a line of its own: the bar is blanked first.
+        #expect(terminal.errors.contains(" \rWarning: page 2 of flickr.photos.search: HTTP 503; trying again (attempt 2 of 6)\n"))
         #expect(!terminal.output.contains("\r"))
         let piped = try harness.fetch(["--search", "x", "--pages", "2", "--per-page", "50"])
         #expect(piped.errors == "")
