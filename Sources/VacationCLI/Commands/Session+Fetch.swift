@@ -36,7 +36,9 @@ extension Session {
         let policy = try retryPolicy()
         let name = try vacationName()
         let client = FlickrClient(transport: URLSessionTransport(), policy: policy)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vacation-fetch-\(UUID().uuidString)", isDirectory: true)
+        let temporary = environment.variables["TMPDIR"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory
+        let folder = temporary.appendingPathComponent("vacation-fetch-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer {
             // The responses were copied into the vacation by the import; what is left is scratch.
@@ -175,6 +177,7 @@ extension Session {
         case .unavailable: CommandFailure.unavailable(error.message, hint: "Nothing was changed. Try again later.")
         case .badResponse: CommandFailure.badInput(error.message, hint: "Nothing was changed.")
         case .usage: CommandFailure.usage(error.message)
+        case .failed: CommandFailure.failed(error.message, hint: "Nothing was changed.")
         }
     }
 

@@ -1,6 +1,6 @@
 /// Why `vacation fetch` got nothing to import. Each kind has its exit code (ARCHITECTURE.md §4):
 /// the service unreachable or failing after retries is 69, Flickr's failure responses and
-/// answers that are no feed are 65, a bad setting is 64.
+/// answers that are no feed are 65, a bad setting is 64, a local failure 1.
 ///
 /// Messages never carry the API key: they are built from the method, the page and the host,
 /// never from a URL, and the CLI still redacts the key from anything it prints.
@@ -14,6 +14,8 @@ public struct FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         case badResponse
         /// A setting that cannot work: the endpoint, the key, a test knob (64).
         case usage
+        /// Nothing to do with Flickr: an answer could not be saved here (1).
+        case failed
     }
 
     public var kind: Kind

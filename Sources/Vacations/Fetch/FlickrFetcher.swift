@@ -93,7 +93,7 @@ public struct FlickrFetcher {
         do {
             try response.body.write(to: file)
         } catch {
-            throw FetchError(.unavailable, "Cannot save \(label) in \(folder.path): \(error.localizedDescription)")
+            throw FetchError(.failed, "Cannot save \(label) in \(folder.path): \(error.localizedDescription)")
         }
         var photoIDs: [String] = []
         var places: [FlickrPlace] = []

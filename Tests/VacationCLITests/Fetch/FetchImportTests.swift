@@ -73,6 +73,7 @@ struct FetchImportTests {
         #expect(try harness.snapshot("Fetched") == harness.snapshot("Imported"))
         let photos = try harness.runner.run(["--vacation", "Fetched", "photos", "--json"]).array
         #expect(photos.count == 98)
+        #expect(harness.leftovers == [])
     }
 
     @Test("--place-id asks for the top places first, then names the photos' place as import --places --place does")

@@ -15,7 +15,14 @@ struct FetchHarness {
         runner = try CLIRunner()
         flickr = try FakeFlickr()
         variables = ["FLICKR_API_BASE": flickr.base, "FLICKR_API_KEY": FakeFlickr.key,
-                     "VACATION_FETCH_RETRY_BASE_MS": "1", "VACATION_FETCH_TIMEOUT_MS": "2000"]
+                     "VACATION_FETCH_RETRY_BASE_MS": "1", "VACATION_FETCH_TIMEOUT_MS": "2000",
+                     "TMPDIR": runner.directory.path("tmp").path]
+        try FileManager.default.createDirectory(at: runner.directory.path("tmp"), withIntermediateDirectories: true)
+    }
+
+    /// What fetches left in their temporary folder: nothing, whatever happened.
+    var leftovers: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: runner.directory.path("tmp").path)) ?? ["unreadable"]
     }
 
     /// `vacation --library … fetch <arguments>` with the fake's variables (and `extra` over them).
