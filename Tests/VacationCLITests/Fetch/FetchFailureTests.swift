@@ -5,24 +5,23 @@ import TestSupport
 
 /// Retries, throttling, failures and interrupted transfers, each with its exact outcome: the
 /// exit code, the message, the number of requests, and nothing partial left behind.
-@MainActor
 @Suite("fetch: retries, throttling, failures")
 struct FetchFailureTests {
     typealias Answer = TestSupport.FakeHTTPServer.Answer
 
     /// A harness with three pages of 40 search results, and a vacation "Kept" holding the photos
     /// of SampleData/kyoto.json (unless `keeping` is false).
-    private func harness(keeping: Bool = true) throws -> FetchHarness {
-        let harness = try FetchHarness()
+    private func harness(keeping: Bool = true) throws -> FetchProcessHarness {
+        let harness = try FetchProcessHarness()
         harness.flickr.serve("flickr.photos.search", pages: FlickrResponses.photoPages(FlickrResponses.searchRecords, perPage: 40))
         if keeping {
-            let kept = try harness.runner.run(["--vacation", "Kept", "import", SampleFiles.sample("kyoto.json")])
+            let kept = try harness.run("--vacation", "Kept", "import", SampleFiles.sample("kyoto.json"))
             #expect(kept.code == 0)
         }
         return harness
     }
 
-    private func search(_ harness: FetchHarness, vacation: String = "Kept", extra: [String: String] = [:]) throws -> CLIRunner.Result {
+    private func search(_ harness: FetchProcessHarness, vacation: String = "Kept", extra: [String: String] = [:]) throws -> RunResult {
         try harness.fetch(["--search", "x", "--pages", "3", "--per-page", "40", "--vacation", vacation], extra: extra)
     }
 
@@ -198,26 +197,6 @@ struct FetchFailureTests {
         #expect(!harness.exists("New"))
     }
 
-    @Test("no key, or an empty one, is a usage error before any request")
-    func noKey() throws {
-        let harness = try harness(keeping: false)
-        defer { harness.flickr.stop() }
-        for (arguments, variables) in [([], ["FLICKR_API_KEY": ""]), (["--api-key", ""], [:]), ([], [:])] as [([String], [String: String])] {
-            var environment = harness.variables.merging(variables) { $1 }
-            if variables.isEmpty && arguments.isEmpty { environment["FLICKR_API_KEY"] = nil }
-            let result = try harness.runner.run(["fetch", "--recent", "--vacation", "New"] + arguments, variables: environment)
-            #expect(result.code == 64)
-            #expect(result.errors == "Error: No Flickr API key: give --api-key KEY or set FLICKR_API_KEY\nGet a key at https://www.flickr.com/services/apps/create/\n")
-        }
-        #expect(harness.flickr.server.requests.isEmpty)
-        #expect(!harness.exists("New"))
-        // --api-key wins over the environment.
-        let wrong = try harness.fetch(["--recent", "--api-key", "WRONGKEY9"])
-        #expect(wrong.code == 65)
-        #expect(harness.flickr.restRequests.last?.query["api_key"] == "WRONGKEY9")
-        #expect(!wrong.errors.contains("WRONGKEY9"))
-    }
-
     @Test("bad settings are usage errors before any request", arguments: [
         (["FLICKR_API_BASE": "ftp://127.0.0.1/"], "Error: FLICKR_API_BASE is not an http or https URL: ftp://127.0.0.1/\n"),
         (["FLICKR_API_BASE": "not a url"], "Error: FLICKR_API_BASE is not an http or https URL: not a url\n"),
@@ -253,6 +232,32 @@ struct FetchFailureTests {
             }
         }
         #expect(harness.flickr.restRequests.allSatisfy { $0.query["api_key"] == FakeFlickr.key })
+    }
+}
+
+/// In-process: an unset `FLICKR_API_KEY` cannot be had through a child of this process, whose
+/// environment the developer's shell may have set.
+@MainActor
+@Suite("fetch: the key")
+struct FetchKeyTests {
+    @Test("no key, or an empty one, is a usage error before any request")
+    func noKey() throws {
+        let harness = try FetchHarness()
+        defer { harness.flickr.stop() }
+        for (arguments, variables) in [([], ["FLICKR_API_KEY": ""]), (["--api-key", ""], [:]), ([], [:])] as [([String], [String: String])] {
+            var environment = harness.variables.merging(variables) { $1 }
+            if variables.isEmpty && arguments.isEmpty { environment["FLICKR_API_KEY"] = nil }
+            let result = try harness.runner.run(["fetch", "--recent", "--vacation", "New"] + arguments, variables: environment)
+            #expect(result.code == 64)
+            #expect(result.errors == "Error: No Flickr API key: give --api-key KEY or set FLICKR_API_KEY\nGet a key at https://www.flickr.com/services/apps/create/\n")
+        }
+        #expect(harness.flickr.server.requests.isEmpty)
+        #expect(!harness.exists("New"))
+        // --api-key wins over the environment.
+        let wrong = try harness.fetch(["--recent", "--api-key", "WRONGKEY9"])
+        #expect(wrong.code == 65)
+        #expect(harness.flickr.restRequests.last?.query["api_key"] == "WRONGKEY9")
+        #expect(!wrong.errors.contains("WRONGKEY9"))
     }
 }
 

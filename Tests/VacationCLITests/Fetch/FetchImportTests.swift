@@ -8,74 +8,6 @@ import TestSupport
 @MainActor
 @Suite("fetch: each option imports what import gives")
 struct FetchImportTests {
-    struct Case: Sendable, CustomStringConvertible {
-        var arguments: [String]
-        var method: String
-        /// The method's own parameters as the fake must receive them.
-        var parameters: [String: String]
-        var photoset = false
-        var description: String { arguments.joined(separator: " ") }
-    }
-
-    nonisolated static let cases: [Case] = [
-        Case(arguments: ["--search", "zagreb & lisbon +1"], method: "flickr.photos.search", parameters: ["text": "zagreb & lisbon +1"]),
-        Case(arguments: ["--tags", "beach, sunset ,,Ærø"], method: "flickr.photos.search", parameters: ["tags": "beach,sunset,Ærø"]),
-        Case(arguments: ["--user", "67131352@N04"], method: "flickr.photos.search", parameters: ["user_id": "67131352@N04"]),
-        Case(arguments: ["--photoset", "72157624618609504"], method: "flickr.photosets.getPhotos",
-             parameters: ["photoset_id": "72157624618609504"], photoset: true),
-        Case(arguments: ["--photoset", "72157624618609504", "--user", "67131352@N04"], method: "flickr.photosets.getPhotos",
-             parameters: ["photoset_id": "72157624618609504", "user_id": "67131352@N04"], photoset: true),
-        Case(arguments: ["--recent"], method: "flickr.photos.getRecent", parameters: [:]),
-        Case(arguments: ["--interesting"], method: "flickr.interestingness.getList", parameters: [:]),
-    ]
-
-    @Test("each option asks for its method page by page and imports what importing the responses gives", arguments: cases)
-    func matchesImport(_ testCase: Case) throws {
-        let harness = try FetchHarness()
-        defer { harness.flickr.stop() }
-        let records = FlickrResponses.searchRecords
-        let pages = testCase.photoset ? FlickrResponses.photosetPages(records, perPage: 40, id: "72157624618609504")
-            : FlickrResponses.photoPages(records, perPage: 40)
-        #expect(pages.count == 3)
-        harness.flickr.serve(testCase.method, pages: pages)
-
-        let fetched = try harness.fetch(testCase.arguments + ["--pages", "5", "--per-page", "40", "--vacation", "Fetched", "--json"])
-        #expect(fetched.code == 0, "\(fetched.errors)")
-        #expect(fetched.errors == "")
-        #expect(fetched.object["vacation"] as? String == "Fetched")
-        #expect(fetched.object["method"] as? String == testCase.method)
-        #expect(fetched.object["pages"] as? Int == 3)
-        #expect(fetched.object["requests"] as? Int == 3)
-        #expect(fetched.object["photos"] as? Int == 98)
-        #expect(fetched.object["added"] as? Int == 98)
-        #expect(fetched.object["skipped"] as? Int == 0)
-        #expect(fetched.object["thumbnails"] is NSNull)
-
-        // Three requests, pages 1 to 3 (Flickr said 3 pages: the fourth and fifth are not asked for).
-        let requests = harness.flickr.restRequests
-        #expect(requests.count == 3)
-        for (index, request) in requests.enumerated() {
-            var expected = testCase.parameters
-            expected["method"] = testCase.method
-            expected["api_key"] = FakeFlickr.key
-            expected["extras"] = "description,date_upload,date_taken,owner_name,geo,tags,machine_tags,media,url_sq,url_l"
-            expected["per_page"] = "40"
-            expected["page"] = String(index + 1)
-            expected["format"] = "json"
-            expected["nojsoncallback"] = "1"
-            #expect(request.query == expected)
-            #expect(request.method == "GET")
-        }
-
-        let files = try harness.save(pages)
-        let imported = try harness.runner.run(["--vacation", "Imported", "import"] + files)
-        #expect(imported.code == 0, "\(imported.errors)")
-        #expect(try harness.snapshot("Fetched") == harness.snapshot("Imported"))
-        let photos = try harness.runner.run(["--vacation", "Fetched", "photos", "--json"]).array
-        #expect(photos.count == 98)
-        #expect(harness.leftovers == [])
-    }
-
     @Test("--place-id asks for the top places first, then names the photos' place as import --places --place does")
     func placeID() throws {
         let harness = try FetchHarness()
@@ -186,5 +118,78 @@ struct FetchImportTests {
         #expect(!terminal.output.contains("\r"))
         let piped = try harness.fetch(["--search", "x", "--pages", "2", "--per-page", "50"])
         #expect(piped.errors == "")
+    }
+}
+
+/// Through the binary, off the main actor: the two vacations are compared field by field, all
+/// but the time each was visited (each process has its own clock).
+@Suite("fetch: each option imports what import gives, through the binary")
+struct FetchEquivalenceTests {
+    struct Case: Sendable, CustomStringConvertible {
+        var arguments: [String]
+        var method: String
+        /// The method's own parameters as the fake must receive them.
+        var parameters: [String: String]
+        var photoset = false
+        var description: String { arguments.joined(separator: " ") }
+    }
+
+    static let cases: [Case] = [
+        Case(arguments: ["--search", "zagreb & lisbon +1"], method: "flickr.photos.search", parameters: ["text": "zagreb & lisbon +1"]),
+        Case(arguments: ["--tags", "beach, sunset ,,Ærø"], method: "flickr.photos.search", parameters: ["tags": "beach,sunset,Ærø"]),
+        Case(arguments: ["--user", "67131352@N04"], method: "flickr.photos.search", parameters: ["user_id": "67131352@N04"]),
+        Case(arguments: ["--photoset", "72157624618609504"], method: "flickr.photosets.getPhotos",
+             parameters: ["photoset_id": "72157624618609504"], photoset: true),
+        Case(arguments: ["--photoset", "72157624618609504", "--user", "67131352@N04"], method: "flickr.photosets.getPhotos",
+             parameters: ["photoset_id": "72157624618609504", "user_id": "67131352@N04"], photoset: true),
+        Case(arguments: ["--recent"], method: "flickr.photos.getRecent", parameters: [:]),
+        Case(arguments: ["--interesting"], method: "flickr.interestingness.getList", parameters: [:]),
+    ]
+
+    @Test("each option asks for its method page by page and imports what importing the responses gives", arguments: cases)
+    func matchesImport(_ testCase: Case) throws {
+        let harness = try FetchProcessHarness()
+        defer { harness.flickr.stop() }
+        let records = FlickrResponses.searchRecords
+        let pages = testCase.photoset ? FlickrResponses.photosetPages(records, perPage: 40, id: "72157624618609504")
+            : FlickrResponses.photoPages(records, perPage: 40)
+        #expect(pages.count == 3)
+        harness.flickr.serve(testCase.method, pages: pages)
+
+        let fetched = try harness.fetch(testCase.arguments + ["--pages", "5", "--per-page", "40", "--vacation", "Fetched", "--json"])
+        #expect(fetched.code == 0, "\(fetched.errors)")
+        #expect(fetched.errors == "")
+        #expect(fetched.object["vacation"] as? String == "Fetched")
+        #expect(fetched.object["method"] as? String == testCase.method)
+        #expect(fetched.object["pages"] as? Int == 3)
+        #expect(fetched.object["requests"] as? Int == 3)
+        #expect(fetched.object["photos"] as? Int == 98)
+        #expect(fetched.object["added"] as? Int == 98)
+        #expect(fetched.object["skipped"] as? Int == 0)
+        #expect(fetched.object["thumbnails"] is NSNull)
+
+        // Three requests, pages 1 to 3 (Flickr said 3 pages: the fourth and fifth are not asked for).
+        let requests = harness.flickr.restRequests
+        #expect(requests.count == 3)
+        for (index, request) in requests.enumerated() {
+            var expected = testCase.parameters
+            expected["method"] = testCase.method
+            expected["api_key"] = FakeFlickr.key
+            expected["extras"] = "description,date_upload,date_taken,owner_name,geo,tags,machine_tags,media,url_sq,url_l"
+            expected["per_page"] = "40"
+            expected["page"] = String(index + 1)
+            expected["format"] = "json"
+            expected["nojsoncallback"] = "1"
+            #expect(request.query == expected)
+            #expect(request.method == "GET")
+        }
+
+        let files = try harness.save(pages)
+        let imported = try harness.run(["--vacation", "Imported", "import"] + files, variables: harness.variables)
+        #expect(imported.code == 0, "\(imported.errors)")
+        let fetchedVacation = try harness.comparable("Fetched"), importedVacation = try harness.comparable("Imported")
+        #expect(fetchedVacation == importedVacation)
+        #expect(fetchedVacation.photos.count == 98)
+        #expect(harness.leftovers == [])
     }
 }

@@ -6,12 +6,11 @@ import Vacations
 
 /// `fetch --thumbnails`: each photo's thumbnail kept in the vacation, whole or not at all,
 /// named by `show`, carried by backups, removed by `unvisit`.
-@MainActor
 @Suite("fetch --thumbnails")
 struct FetchThumbnailTests {
     /// Twelve search results whose thumbnails the fake serves.
-    private func harness() throws -> (FetchHarness, [String]) {
-        let harness = try FetchHarness()
+    private func harness() throws -> (FetchProcessHarness, [String]) {
+        let harness = try FetchProcessHarness()
         let records = FlickrResponses.withThumbnails(Array(FlickrResponses.searchRecords.prefix(12)), base: harness.flickr.server.baseURL)
         harness.flickr.serve("flickr.photos.search", pages: FlickrResponses.photoPages(records, perPage: 100))
         let ids = records.compactMap { $0.firstMatch(of: /"id":"(\d+)"/).map { String($0.1) } }
@@ -19,7 +18,7 @@ struct FetchThumbnailTests {
         return (harness, ids)
     }
 
-    private func thumbnailsFolder(_ harness: FetchHarness, _ vacation: String = "My Vacation") -> URL {
+    private func thumbnailsFolder(_ harness: FetchProcessHarness, _ vacation: String = "My Vacation") -> URL {
         harness.bundle(vacation).appendingPathComponent("AdditionalContent/Thumbnails")
     }
 
@@ -101,9 +100,9 @@ struct FetchThumbnailTests {
 
     @Test("thumbnails of a feed's file: or other non-http URL are refused, never read")
     func onlyHTTP() throws {
-        let harness = try FetchHarness()
+        let harness = try FetchProcessHarness()
         defer { harness.flickr.stop() }
-        let secret = harness.runner.directory.path("secret.jpg")
+        let secret = harness.directory.path("secret.jpg")
         try Data([0xFF, 0xD8, 0xFF, 0xE0, 42]).write(to: secret)
         let record = #"{"id":"5","title":"x","url_sq":"file:\/\/\#(secret.path.replacingOccurrences(of: "/", with: "\\/"))"}"#
         harness.flickr.serve("flickr.photos.search", pages: FlickrResponses.photoPages([record], perPage: 100))
