@@ -9,7 +9,7 @@ struct FetchBinaryTests {
     typealias Answer = FakeHTTPServer.Answer
 
     @Test("a fetch with thumbnails through the binary; the key from the environment or the option, never in its output")
-    func fetchAndFailures() throws {
+    func fetchAndFailures() async throws {
         let directory = try TemporaryDirectory(prefix: "fetch-e2e")
         let library = directory.path("library").path
         let flickr = try FakeFlickr()
@@ -18,15 +18,15 @@ struct FetchBinaryTests {
         flickr.serve("flickr.photos.search", pages: FlickrResponses.photoPages(records, perPage: 20))
         let environment = ["FLICKR_API_BASE": flickr.base, "FLICKR_API_KEY": FakeFlickr.key, "VACATION_FETCH_RETRY_BASE_MS": "1",
                            "VACATION_FETCH_TIMEOUT_MS": "2000"]
-        func vacation(_ arguments: [String], _ extra: [String: String] = [:]) throws -> ProductProcess.Result {
-            let result = try ProductProcess.run("vacation", ["--library", library] + arguments,
-                                                environment: environment.merging(extra) { $1 })
+        func vacation(_ arguments: [String], _ extra: [String: String] = [:]) async throws -> ProductProcess.Result {
+            let variables = environment.merging(extra) { $1 }
+            let result = try await onOwnThread { try ProductProcess.run("vacation", ["--library", library] + arguments, environment: variables) }
             #expect(!result.output.contains(FakeFlickr.key), "\(arguments): \(result.output)")
             #expect(!result.errors.contains(FakeFlickr.key), "\(arguments): \(result.errors)")
             return result
         }
 
-        let fetched = try vacation(["fetch", "--search", "zagreb", "--pages", "2", "--per-page", "20", "--thumbnails", "--vacation", "Zagreb"])
+        let fetched = try await vacation(["fetch", "--search", "zagreb", "--pages", "2", "--per-page", "20", "--thumbnails", "--vacation", "Zagreb"])
         #expect(fetched.status == 0, "\(fetched.errors)")
         #expect(fetched.errors == "")
         #expect(fetched.output == """
@@ -35,7 +35,7 @@ struct FetchBinaryTests {
 
             """)
         let id = try #require(records.first?.firstMatch(of: /"id":"(\d+)"/).map { String($0.1) })
-        let shown = try vacation(["--vacation", "Zagreb", "show", id, "--json"])
+        let shown = try await vacation(["--vacation", "Zagreb", "show", id, "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(shown.output.utf8)) as? [String: Any]
         let file = try #require(object?["thumbnailFile"] as? String)
         #expect(file.hasSuffix("/Zagreb.vacation/AdditionalContent/Thumbnails/\(id).jpg"))
@@ -49,23 +49,23 @@ struct FetchBinaryTests {
             (.truncated(body: Data("{\"photos\":{".utf8), declaredLength: 900), 69), (.reset, 69),
             (.respond(status: 404, body: Data("SECRETKEY123".utf8)), 69),
         ]
-        let before = try vacation(["--vacation", "Zagreb", "photos", "--json"]).output
+        let before = try await vacation(["--vacation", "Zagreb", "photos", "--json"]).output
         for (answer, status) in failures {
             flickr.failAll(with: answer)
             // The key as an option (the environment's empty), then from the environment with --json.
-            let result = try vacation(["fetch", "--search", "x", "--vacation", "Zagreb", "--api-key", FakeFlickr.key], ["FLICKR_API_KEY": ""])
+            let result = try await vacation(["fetch", "--search", "x", "--vacation", "Zagreb", "--api-key", FakeFlickr.key], ["FLICKR_API_KEY": ""])
             #expect(result.status == status, "\(answer): \(result.errors)")
             #expect(result.output == "")
             #expect(result.errors.hasSuffix(status == 65 ? "Nothing was changed.\n" : "Nothing was changed. Try again later.\n"))
-            let json = try vacation(["fetch", "--photoset", "12", "--json", "--vacation", "Other"])
+            let json = try await vacation(["fetch", "--photoset", "12", "--json", "--vacation", "Other"])
             #expect(json.status == status)
             #expect(json.output == "")
         }
-        #expect(try vacation(["--vacation", "Zagreb", "photos", "--json"]).output == before)
-        #expect(try vacation(["list", "--json"]).output.contains("\"Other\"") == false)
+        #expect(try await vacation(["--vacation", "Zagreb", "photos", "--json"]).output == before)
+        #expect(try await vacation(["list", "--json"]).output.contains("\"Other\"") == false)
         #expect(flickr.restRequests.allSatisfy { $0.query["api_key"] == FakeFlickr.key })
 
-        let noKey = try vacation(["fetch", "--recent"], ["FLICKR_API_KEY": ""])
+        let noKey = try await vacation(["fetch", "--recent"], ["FLICKR_API_KEY": ""])
         #expect(noKey.status == 64)
     }
 }

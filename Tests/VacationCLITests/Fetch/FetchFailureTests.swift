@@ -11,18 +11,18 @@ struct FetchFailureTests {
 
     /// A harness with three pages of 40 search results, and a vacation "Kept" holding the photos
     /// of SampleData/kyoto.json (unless `keeping` is false).
-    private func harness(keeping: Bool = true) throws -> FetchProcessHarness {
+    private func harness(keeping: Bool = true) async throws -> FetchProcessHarness {
         let harness = try FetchProcessHarness()
         harness.flickr.serve("flickr.photos.search", pages: FlickrResponses.photoPages(FlickrResponses.searchRecords, perPage: 40))
         if keeping {
-            let kept = try harness.run("--vacation", "Kept", "import", SampleFiles.sample("kyoto.json"))
+            let kept = try await harness.run("--vacation", "Kept", "import", SampleFiles.sample("kyoto.json"))
             #expect(kept.code == 0)
         }
         return harness
     }
 
-    private func search(_ harness: FetchProcessHarness, vacation: String = "Kept", extra: [String: String] = [:]) throws -> RunResult {
-        try harness.fetch(["--search", "x", "--pages", "3", "--per-page", "40", "--vacation", vacation], extra: extra)
+    private func search(_ harness: FetchProcessHarness, vacation: String = "Kept", extra: [String: String] = [:]) async throws -> RunResult {
+        try await harness.fetch(["--search", "x", "--pages", "3", "--per-page", "40", "--vacation", vacation], extra: extra)
     }
 
     static let warning = "Warning: page 1 of flickr.photos.search: "
@@ -31,14 +31,14 @@ struct FetchFailureTests {
         Answer.respond(status: 500), .respond(status: 502), .respond(status: 503), .respond(status: 504), .respond(status: 429),
         .truncated(body: Data(#"{"photos":{"page":1"#.utf8), declaredLength: 5000), .reset,
     ] as [Answer])
-    func retried(_ answer: Answer) throws {
-        let harness = try harness()
+    func retried(_ answer: Answer) async throws {
+        let harness = try await harness()
         defer { harness.flickr.stop() }
         harness.flickr.script(1, answer)
         harness.flickr.script(2, answer)
-        let before = try harness.snapshot("Kept")
-        let kept = try harness.run("--vacation", "Kept", "photos", "--json").array.count
-        let result = try search(harness)
+        let before = try await harness.snapshot("Kept")
+        let kept = try await harness.run("--vacation", "Kept", "photos", "--json").array.count
+        let result = try await search(harness)
         #expect(result.code == 0, "\(result.errors)")
         #expect(harness.flickr.restRequests.count == 5)
         #expect(harness.flickr.restRequests.map { $0.query["page"] } == ["1", "1", "1", "2", "3"])
@@ -50,8 +50,8 @@ struct FetchFailureTests {
         if case .respond(let status, _, _) = answer {
             #expect(lines.first == "\(Self.warning)HTTP \(status); trying again (attempt 2 of 6)")
         }
-        #expect(try harness.snapshot("Kept") != before)
-        #expect(try harness.run("--vacation", "Kept", "photos", "--json").array.count == 98 + kept)
+        #expect(try await harness.snapshot("Kept") != before)
+        #expect(try await harness.run("--vacation", "Kept", "photos", "--json").array.count == 98 + kept)
     }
 
     @Test("a service that keeps failing: six attempts, exit 69, nothing changed, no vacation made", arguments: [
@@ -59,14 +59,14 @@ struct FetchFailureTests {
         (.respond(status: 429), "HTTP 429, 6 attempts"),
         (.truncated(body: Data("{".utf8), declaredLength: 100), "the transfer was cut short (transfer closed with 99 bytes remaining to read), 6 attempts"),
     ] as [(Answer, String)])
-    func givesUp(_ answer: Answer, reason: String) throws {
-        let harness = try harness()
+    func givesUp(_ answer: Answer, reason: String) async throws {
+        let harness = try await harness()
         defer { harness.flickr.stop() }
         harness.flickr.failAll(with: answer)
-        let before = try harness.snapshot("Kept")
+        let before = try await harness.snapshot("Kept")
         for vacation in ["Kept", "New"] {
             let start = harness.flickr.restRequests.count
-            let result = try search(harness, vacation: vacation)
+            let result = try await search(harness, vacation: vacation)
             #expect(result.code == 69)
             #expect(result.output == "")
             #expect(harness.flickr.restRequests.count - start == 6)
@@ -75,32 +75,32 @@ struct FetchFailureTests {
             #expect(lines[5] == "Error: Cannot fetch page 1 of flickr.photos.search from 127.0.0.1: \(reason)")
             #expect(lines[6] == "Nothing was changed. Try again later.")
         }
-        #expect(try harness.snapshot("Kept") == before)
+        #expect(try await harness.snapshot("Kept") == before)
         #expect(!harness.exists("New"))
     }
 
     @Test("a failure on a later page leaves nothing of the earlier ones")
-    func laterPage() throws {
-        let harness = try harness()
+    func laterPage() async throws {
+        let harness = try await harness()
         defer { harness.flickr.stop() }
         for ordinal in 3...8 { harness.flickr.script(ordinal, .respond(status: 500)) }
-        let before = try harness.snapshot("Kept")
-        let result = try search(harness)
+        let before = try await harness.snapshot("Kept")
+        let result = try await search(harness)
         #expect(result.code == 69)
         #expect(harness.flickr.restRequests.map { $0.query["page"] } == ["1", "2"] + Array(repeating: "3", count: 6))
         #expect(result.errors.contains("Error: Cannot fetch page 3 of flickr.photos.search from 127.0.0.1: HTTP 500, 6 attempts\n"))
-        #expect(try harness.snapshot("Kept") == before)
+        #expect(try await harness.snapshot("Kept") == before)
 
         harness.flickr.script(9, .json(FlickrResponses.invalidKey))
-        let failed = try search(harness, vacation: "New")
+        let failed = try await search(harness, vacation: "New")
         #expect(failed.code == 65)
         #expect(failed.errors == "Error: page 1 of flickr.photos.search: Flickr error 100: Invalid API Key (Key has invalid format)\nNothing was changed.\n")
         harness.flickr.script(11, .json(FlickrResponses.invalidKey))
-        let second = try search(harness, vacation: "New")
+        let second = try await search(harness, vacation: "New")
         #expect(second.code == 65)
         #expect(second.errors.hasPrefix("Error: page 2 of flickr.photos.search: Flickr error 100: "))
         #expect(!harness.exists("New"))
-        #expect(try harness.snapshot("Kept") == before)
+        #expect(try await harness.snapshot("Kept") == before)
         #expect(harness.leftovers == [])
     }
 
@@ -112,24 +112,24 @@ struct FetchFailureTests {
         (.json("<html><body>Service Unavailable</body></html>"), "page 1 of flickr.photos.search: not a Flickr response at line 1: the root element is <html>, where Flickr sends <rsp>"),
         (.json(FlickrResponses.topPlaces), "page 1 of flickr.photos.search: Flickr answered with a top-places list, not the photo list asked for"),
     ] as [(Answer, String)])
-    func badResponses(_ answer: Answer, message: String) throws {
-        let harness = try harness()
+    func badResponses(_ answer: Answer, message: String) async throws {
+        let harness = try await harness()
         defer { harness.flickr.stop() }
         harness.flickr.script(1, answer)
-        let before = try harness.snapshot("Kept")
-        let result = try search(harness)
+        let before = try await harness.snapshot("Kept")
+        let result = try await search(harness)
         #expect(result.code == 65)
         #expect(result.output == "")
         #expect(result.errors == "Error: \(message)\nNothing was changed.\n")
         #expect(harness.flickr.restRequests.count == 1)
-        #expect(try harness.snapshot("Kept") == before)
+        #expect(try await harness.snapshot("Kept") == before)
     }
 
     @Test("an HTTP error that is not Flickr's (a wrong FLICKR_API_BASE) is 69 at once; so is no server at all after the retries")
-    func notFlickr() throws {
-        let harness = try harness(keeping: false)
+    func notFlickr() async throws {
+        let harness = try await harness(keeping: false)
         defer { harness.flickr.stop() }
-        let wrong = try harness.fetch(["--recent", "--vacation", "New"], extra: ["FLICKR_API_BASE": harness.flickr.server.baseURL + "nothing/"])
+        let wrong = try await harness.fetch(["--recent", "--vacation", "New"], extra: ["FLICKR_API_BASE": harness.flickr.server.baseURL + "nothing/"])
         #expect(wrong.code == 69)
         #expect(wrong.errors == "Error: Cannot fetch page 1 of flickr.photos.getRecent: 127.0.0.1 answered HTTP 404\nNothing was changed. Try again later.\n")
         #expect(harness.flickr.server.requests.count == 1)
@@ -137,7 +137,7 @@ struct FetchFailureTests {
         let closed = try FakeHTTPServer { _ in .respond(status: 200) }
         let port = closed.port
         closed.stop()
-        let nobody = try harness.fetch(["--recent", "--vacation", "New"], extra: ["FLICKR_API_BASE": "http://127.0.0.1:\(port)/"])
+        let nobody = try await harness.fetch(["--recent", "--vacation", "New"], extra: ["FLICKR_API_BASE": "http://127.0.0.1:\(port)/"])
         #expect(nobody.code == 69)
         #expect(nobody.errors.contains("Error: Cannot fetch page 1 of flickr.photos.getRecent from 127.0.0.1: cannot connect ("))
         #expect(nobody.errors.contains("), 6 attempts\nNothing was changed. Try again later.\n"))
@@ -145,24 +145,24 @@ struct FetchFailureTests {
     }
 
     @Test("429 honours Retry-After in seconds and as an HTTP date; a wait past the limit gives up at once")
-    func throttled() throws {
-        let harness = try harness()
+    func throttled() async throws {
+        let harness = try await harness()
         defer { harness.flickr.stop() }
         harness.flickr.script(1, .respond(status: 429, headers: ["Retry-After": "1"]))
         let clock = ContinuousClock()
         let started = clock.now
-        let waited = try search(harness)
+        let waited = try await search(harness)
         #expect(waited.code == 0, "\(waited.errors)")
         #expect(clock.now - started >= .seconds(1))
         #expect(waited.errors == "\(Self.warning)HTTP 429; trying again (attempt 2 of 6)\n")
 
         let past = "Sun, 06 Nov 1994 08:49:37 GMT"
         harness.flickr.script(5, .respond(status: 503, headers: ["Retry-After": past]))
-        #expect(try search(harness).code == 0)
+        #expect(try await search(harness).code == 0)
         #expect(harness.flickr.restRequests.count == 8)
 
         harness.flickr.script(9, .respond(status: 429, headers: ["Retry-After": "120"]))
-        let tooLong = try search(harness)
+        let tooLong = try await search(harness)
         #expect(tooLong.code == 69)
         #expect(tooLong.errors == """
             Error: Cannot fetch page 1 of flickr.photos.search from 127.0.0.1: HTTP 429, and the server asks to wait 120 s \
@@ -174,23 +174,24 @@ struct FetchFailureTests {
     }
 
     @Test("a slow answer times out and is retried; a server that stays slow is given up within the limit")
-    func slow() throws {
-        let harness = try harness()
+    func slow() async throws {
+        let harness = try await harness()
         defer { harness.flickr.stop() }
         let knobs = ["VACATION_FETCH_TIMEOUT_MS": "300"]
         harness.flickr.script(1, .delayed(seconds: 1.5, .json(FlickrResponses.invalidKey)))
-        let once = try search(harness, extra: knobs)
+        let once = try await search(harness, extra: knobs)
         #expect(once.code == 0, "\(once.errors)")
         #expect(once.errors == "\(Self.warning)no answer within 0.3 s; trying again (attempt 2 of 6)\n")
         #expect(harness.flickr.restRequests.count == 4)
 
-        harness.flickr.failAll(with: .delayed(seconds: 3, .json(FlickrResponses.invalidKey)))
+        // Each answer would take 10 s: a client that waited for one would take that long at least.
+        harness.flickr.failAll(with: .delayed(seconds: 10, .json(FlickrResponses.invalidKey)))
         let clock = ContinuousClock()
         let started = clock.now
-        let given = try search(harness, vacation: "New", extra: knobs.merging(["VACATION_FETCH_GIVE_UP_MS": "1000"]) { $1 })
+        let given = try await search(harness, vacation: "New", extra: knobs.merging(["VACATION_FETCH_GIVE_UP_MS": "1000"]) { $1 })
         let elapsed = clock.now - started
         #expect(given.code == 69)
-        #expect(elapsed < .seconds(2))
+        #expect(elapsed < .seconds(5), "the limit is 1 s; the process's own start and a loaded machine take the rest")
         let attempts = harness.flickr.restRequests.count - 4
         #expect((2...4).contains(attempts), "\(attempts) attempts in \(elapsed)")
         #expect(given.errors.contains("Error: Cannot fetch page 1 of flickr.photos.search from 127.0.0.1: no answer within "))
@@ -203,18 +204,18 @@ struct FetchFailureTests {
         (["VACATION_FETCH_TIMEOUT_MS": "0"], "Error: VACATION_FETCH_TIMEOUT_MS is not a whole number of milliseconds from 1 to 3600000: 0\n"),
         (["VACATION_FETCH_RETRY_BASE_MS": "-5"], "Error: VACATION_FETCH_RETRY_BASE_MS is not a whole number of milliseconds from 0 to 3600000: -5\n"),
     ] as [([String: String], String)])
-    func badSettings(_ variables: [String: String], message: String) throws {
-        let harness = try harness(keeping: false)
+    func badSettings(_ variables: [String: String], message: String) async throws {
+        let harness = try await harness(keeping: false)
         defer { harness.flickr.stop() }
-        let result = try harness.fetch(["--recent"], extra: variables)
+        let result = try await harness.fetch(["--recent"], extra: variables)
         #expect(result.code == 64)
         #expect(result.errors == message)
         #expect(harness.flickr.server.requests.isEmpty)
     }
 
     @Test("the key never appears in any output, whatever fails")
-    func keyNeverShown() throws {
-        let harness = try harness(keeping: false)
+    func keyNeverShown() async throws {
+        let harness = try await harness(keeping: false)
         defer { harness.flickr.stop() }
         let answers: [Answer] = [
             .json(FlickrResponses.invalidKey), .json(#"{"stat":"fail","code":99,"message":"Bad key SECRETKEY123 and api_key=SECRETKEY123"}"#),
@@ -225,7 +226,7 @@ struct FetchFailureTests {
         for answer in answers {
             harness.flickr.failAll(with: answer)
             for json in [false, true] {
-                let result = try harness.fetch(["--search", "SECRETKEY123", "--thumbnails"] + (json ? ["--json"] : []))
+                let result = try await harness.fetch(["--search", "SECRETKEY123", "--thumbnails"] + (json ? ["--json"] : []))
                 #expect(result.code != 0 || answer.isRecordProblem)
                 #expect(!result.output.contains(FakeFlickr.key), "\(result.output)")
                 #expect(!result.errors.contains(FakeFlickr.key), "\(result.errors)")

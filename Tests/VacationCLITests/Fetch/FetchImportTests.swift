@@ -147,7 +147,7 @@ struct FetchEquivalenceTests {
     ]
 
     @Test("each option asks for its method page by page and imports what importing the responses gives", arguments: cases)
-    func matchesImport(_ testCase: Case) throws {
+    func matchesImport(_ testCase: Case) async throws {
         let harness = try FetchProcessHarness()
         defer { harness.flickr.stop() }
         let records = FlickrResponses.searchRecords
@@ -156,7 +156,7 @@ struct FetchEquivalenceTests {
         #expect(pages.count == 3)
         harness.flickr.serve(testCase.method, pages: pages)
 
-        let fetched = try harness.fetch(testCase.arguments + ["--pages", "5", "--per-page", "40", "--vacation", "Fetched", "--json"])
+        let fetched = try await harness.fetch(testCase.arguments + ["--pages", "5", "--per-page", "40", "--vacation", "Fetched", "--json"])
         #expect(fetched.code == 0, "\(fetched.errors)")
         #expect(fetched.errors == "")
         #expect(fetched.object["vacation"] as? String == "Fetched")
@@ -185,9 +185,9 @@ struct FetchEquivalenceTests {
         }
 
         let files = try harness.save(pages)
-        let imported = try harness.run(["--vacation", "Imported", "import"] + files, variables: harness.variables)
+        let imported = try await harness.run(["--vacation", "Imported", "import"] + files, variables: harness.variables)
         #expect(imported.code == 0, "\(imported.errors)")
-        let fetchedVacation = try harness.comparable("Fetched"), importedVacation = try harness.comparable("Imported")
+        let fetchedVacation = try await harness.comparable("Fetched"), importedVacation = try await harness.comparable("Imported")
         #expect(fetchedVacation == importedVacation)
         #expect(fetchedVacation.photos.count == 98)
         #expect(harness.leftovers == [])

@@ -92,27 +92,30 @@ struct FetchProcessHarness: Sendable {
     }
 
     /// `vacation --library … fetch <arguments>` with the fake's variables (and `extra` over them).
-    func fetch(_ arguments: [String], extra: [String: String] = [:]) throws -> RunResult {
-        try run(["fetch"] + arguments, variables: variables.merging(extra) { $1 })
+    func fetch(_ arguments: [String], extra: [String: String] = [:]) async throws -> RunResult {
+        try await run(["fetch"] + arguments, variables: variables.merging(extra) { $1 })
     }
 
-    func run(_ arguments: String...) throws -> RunResult {
-        try run(arguments, variables: variables)
+    func run(_ arguments: String...) async throws -> RunResult {
+        try await run(arguments, variables: variables)
     }
 
     /// Sample paths (`SampleData/…`) are made absolute: the binary runs in the test's folder.
-    func run(_ arguments: [String], variables: [String: String]) throws -> RunResult {
+    func run(_ arguments: [String], variables: [String: String]) async throws -> RunResult {
         let absolute = arguments.map { $0.hasPrefix("SampleData/") ? SampleFiles.root.appendingPathComponent($0).path : $0 }
-        let result = try ProductProcess.run("vacation", ["--library", library] + absolute, environment: variables)
+        let library = library
+        let result = try await onOwnThread { try ProductProcess.run("vacation", ["--library", library] + absolute, environment: variables) }
         return RunResult(code: result.signalled ? -result.status : result.status, output: result.output, errors: result.errors)
     }
 
-    func snapshot(_ vacation: String) throws -> [String] {
-        try ["photos", "tags", "places"].map { command in
-            let result = try run("--vacation", vacation, command, "--json")
+    func snapshot(_ vacation: String) async throws -> [String] {
+        var outputs: [String] = []
+        for command in ["photos", "tags", "places"] {
+            let result = try await run("--vacation", vacation, command, "--json")
             #expect(result.code == 0, "\(command): \(result.errors)")
-            return result.output
+            outputs.append(result.output)
         }
+        return outputs
     }
 
     /// What `photos`, `tags` and `places` say of a vacation, but when it was visited: the photos
@@ -123,7 +126,7 @@ struct FetchProcessHarness: Sendable {
         var places: [String]
     }
 
-    func comparable(_ vacation: String) throws -> Comparable {
+    func comparable(_ vacation: String) async throws -> Comparable {
         func without(_ key: String, _ objects: [[String: Any]]) throws -> [String] {
             try objects.map { object in
                 var object = object
@@ -131,7 +134,7 @@ struct FetchProcessHarness: Sendable {
                 return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
             }
         }
-        let snapshot = try self.snapshot(vacation)
+        let snapshot = try await self.snapshot(vacation)
         func parse(_ text: String) -> [[String: Any]] {
             (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[String: Any]] ?? []
         }

@@ -9,7 +9,7 @@ import Vacations
 @Suite("fetch --thumbnails")
 struct FetchThumbnailTests {
     /// Twelve search results whose thumbnails the fake serves.
-    private func harness() throws -> (FetchProcessHarness, [String]) {
+    private func harness() async throws -> (FetchProcessHarness, [String]) {
         let harness = try FetchProcessHarness()
         let records = FlickrResponses.withThumbnails(Array(FlickrResponses.searchRecords.prefix(12)), base: harness.flickr.server.baseURL)
         harness.flickr.serve("flickr.photos.search", pages: FlickrResponses.photoPages(records, perPage: 100))
@@ -27,10 +27,10 @@ struct FetchThumbnailTests {
     }
 
     @Test("each photo's thumbnail is kept as AdditionalContent/Thumbnails/<id>.jpg and show names it")
-    func kept() throws {
-        let (harness, ids) = try harness()
+    func kept() async throws {
+        let (harness, ids) = try await harness()
         defer { harness.flickr.stop() }
-        let result = try harness.fetch(["--search", "x", "--thumbnails", "--json"])
+        let result = try await harness.fetch(["--search", "x", "--thumbnails", "--json"])
         #expect(result.code == 0, "\(result.errors)")
         #expect(result.errors == "")
         let thumbnails = result.object["thumbnails"] as? [String: Any]
@@ -44,26 +44,26 @@ struct FetchThumbnailTests {
         #expect(Set(harness.flickr.thumbnailRequests.map(\.path)) == Set(ids.map { "/thumbs/\($0)_s.jpg" }))
         #expect(harness.flickr.thumbnailRequests.allSatisfy { $0.query.isEmpty })
 
-        let shown = try harness.run("show", ids[0], "--json")
+        let shown = try await harness.run("show", ids[0], "--json")
         #expect(shown.object["thumbnailFile"] as? String == folder.appendingPathComponent(ids[0] + ".jpg").path)
-        let text = try harness.run("show", ids[0])
+        let text = try await harness.run("show", ids[0])
         #expect(text.output.contains("Thumbnail file  \(folder.appendingPathComponent(ids[0] + ".jpg").path)\n"))
 
         // Fetching again downloads nothing: every photo has its copy.
-        let again = try harness.fetch(["--search", "x", "--thumbnails"])
+        let again = try await harness.fetch(["--search", "x", "--thumbnails"])
         #expect(again.output.hasSuffix("Thumbnails: 0 downloaded, 0 failed\n"))
         #expect(harness.flickr.thumbnailRequests.count == 12)
     }
 
     @Test("show without a local copy: thumbnailFile is null and the text has no such line")
-    func noCopy() throws {
-        let (harness, ids) = try harness()
+    func noCopy() async throws {
+        let (harness, ids) = try await harness()
         defer { harness.flickr.stop() }
-        #expect(try harness.fetch(["--search", "x"]).code == 0)
-        let shown = try harness.run("show", ids[0], "--json")
+        #expect(try await harness.fetch(["--search", "x"]).code == 0)
+        let shown = try await harness.run("show", ids[0], "--json")
         #expect(shown.object.keys.contains("thumbnailFile"))
         #expect(shown.object["thumbnailFile"] is NSNull)
-        #expect(!(try harness.run("show", ids[0]).output.contains("Thumbnail file")))
+        #expect(!(try await harness.run("show", ids[0]).output.contains("Thumbnail file")))
         #expect(harness.flickr.thumbnailRequests.isEmpty)
     }
 
@@ -74,24 +74,24 @@ struct FetchThumbnailTests {
          "the transfer was cut short (transfer closed with 3994 bytes remaining to read), 3 attempts"),
         (.respond(status: 503), "HTTP 503, 3 attempts"),
     ] as [(FakeHTTPServer.Answer, String)])
-    func failed(_ answer: FakeHTTPServer.Answer, reason: String) throws {
-        let (harness, ids) = try harness()
+    func failed(_ answer: FakeHTTPServer.Answer, reason: String) async throws {
+        let (harness, ids) = try await harness()
         defer { harness.flickr.stop() }
         let failing = ids[3]
         harness.flickr.thumbnail(failing, answer)
-        let result = try harness.fetch(["--search", "x", "--thumbnails"])
+        let result = try await harness.fetch(["--search", "x", "--thumbnails"])
         #expect(result.code == 0)
         #expect(result.errors == "Warning: thumbnail of \(failing) not kept: \(reason); the next fetch --thumbnails tries again\n")
         #expect(result.output.hasSuffix("Thumbnails: 11 downloaded, 1 failed\n"))
         let folder = thumbnailsFolder(harness)
         #expect(files(in: folder) == (ids.filter { $0 != failing }.map { $0 + ".jpg" } + [".to-fetch"]).sorted())
         #expect(FileManager.default.contents(atPath: folder.appendingPathComponent(".to-fetch").path) == Data("\(failing)\n".utf8))
-        #expect(try harness.run("show", failing, "--json").object["thumbnailFile"] is NSNull)
+        #expect(try await harness.run("show", failing, "--json").object["thumbnailFile"] is NSNull)
 
         // The next fetch --thumbnails, of other photos, tries the failed one again.
         harness.flickr.thumbnail(failing, nil)
         harness.flickr.serve("flickr.photos.getRecent", pages: FlickrResponses.photoPages([], perPage: 250))
-        let retried = try harness.fetch(["--recent", "--thumbnails"])
+        let retried = try await harness.fetch(["--recent", "--thumbnails"])
         #expect(retried.errors == "")
         #expect(retried.output.hasSuffix("Thumbnails: 1 downloaded, 0 failed\n"))
         #expect(files(in: folder) == ids.map { $0 + ".jpg" }.sorted())
@@ -99,46 +99,46 @@ struct FetchThumbnailTests {
     }
 
     @Test("thumbnails of a feed's file: or other non-http URL are refused, never read")
-    func onlyHTTP() throws {
+    func onlyHTTP() async throws {
         let harness = try FetchProcessHarness()
         defer { harness.flickr.stop() }
         let secret = harness.directory.path("secret.jpg")
         try Data([0xFF, 0xD8, 0xFF, 0xE0, 42]).write(to: secret)
         let record = #"{"id":"5","title":"x","url_sq":"file:\/\/\#(secret.path.replacingOccurrences(of: "/", with: "\\/"))"}"#
         harness.flickr.serve("flickr.photos.search", pages: FlickrResponses.photoPages([record], perPage: 100))
-        let result = try harness.fetch(["--search", "x", "--thumbnails"])
+        let result = try await harness.fetch(["--search", "x", "--thumbnails"])
         #expect(result.code == 0)
         #expect(result.errors == "Warning: thumbnail of 5 not kept: the thumbnail URL is not an http or https URL; the next fetch --thumbnails tries again\n")
         #expect(!FileManager.default.fileExists(atPath: thumbnailsFolder(harness).appendingPathComponent("5.jpg").path))
     }
 
     @Test("unvisit and toggle remove the thumbnail after their change; backups carry thumbnails")
-    func unvisitAndBackup() throws {
-        let (harness, ids) = try harness()
+    func unvisitAndBackup() async throws {
+        let (harness, ids) = try await harness()
         defer { harness.flickr.stop() }
-        #expect(try harness.fetch(["--search", "x", "--thumbnails"]).code == 0)
+        #expect(try await harness.fetch(["--search", "x", "--thumbnails"]).code == 0)
         let folder = thumbnailsFolder(harness)
 
-        let backup = try harness.run("backup", "--json")
+        let backup = try await harness.run("backup", "--json")
         #expect(backup.code == 0, "\(backup.errors)")
         let backupPath = try #require(backup.object["path"] as? String)
         let copied = URL(fileURLWithPath: backupPath).appendingPathComponent("AdditionalContent/Thumbnails")
         #expect(files(in: copied) == ids.map { $0 + ".jpg" }.sorted())
 
-        #expect(try harness.run("unvisit", ids[0], ids[1]).code == 0)
+        #expect(try await harness.run("unvisit", ids[0], ids[1]).code == 0)
         #expect(files(in: folder) == ids.dropFirst(2).map { $0 + ".jpg" }.sorted())
         // An unvisit that fails changes nothing, thumbnails included.
-        #expect(try harness.run("unvisit", ids[2], "999").code == 66)
+        #expect(try await harness.run("unvisit", ids[2], "999").code == 66)
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(ids[2] + ".jpg").path))
 
         let feed = try harness.save(FlickrResponses.photoPages(FlickrResponses.searchRecords, perPage: 500))
-        #expect(try harness.run("toggle", ids[2], "--feed", feed[0]).output == "\(ids[2]): unvisited\n")
+        #expect(try await harness.run("toggle", ids[2], "--feed", feed[0]).output == "\(ids[2]): unvisited\n")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(ids[2] + ".jpg").path))
 
-        let restored = try harness.run("restore", backupPath, "--as", "Restored")
+        let restored = try await harness.run("restore", backupPath, "--as", "Restored")
         #expect(restored.code == 0, "\(restored.errors)")
         #expect(files(in: thumbnailsFolder(harness, "Restored")) == ids.map { $0 + ".jpg" }.sorted())
-        #expect(try harness.run("--vacation", "Restored", "show", ids[0], "--json").object["thumbnailFile"] as? String
+        #expect(try await harness.run("--vacation", "Restored", "show", ids[0], "--json").object["thumbnailFile"] as? String
                 == thumbnailsFolder(harness, "Restored").appendingPathComponent(ids[0] + ".jpg").path)
     }
 
