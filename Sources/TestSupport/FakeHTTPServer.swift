@@ -7,8 +7,9 @@ import Darwin
 
 /// A small HTTP/1.1 server on 127.0.0.1 for tests, on a port the system picks: each request is
 /// recorded, then answered as the handler says — an answer, an answer after a delay, a body cut
-/// short of its `Content-Length`, or a connection reset. One thread accepts, one thread serves
-/// each connection, and every answer closes its connection. Nothing but the loopback address
+/// short of its `Content-Length`, or a connection reset. One POSIX thread accepts, one serves
+/// each connection (`startThread`: none of Dispatch's or Swift concurrency's few threads is held
+/// by a slow answer), and every answer closes its connection. Nothing but the loopback address
 /// is ever bound, so no test reaches the internet.
 ///
 /// ```swift
@@ -85,8 +86,7 @@ public final class FakeHTTPServer: @unchecked Sendable {
         }
         listener = socketFD
         port = UInt16(bigEndian: address.sin_port)
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        startThread { [self] in acceptLoop() }
     }
 
     /// Every request received so far, in order.
@@ -120,8 +120,7 @@ public final class FakeHTTPServer: @unchecked Sendable {
             guard poll(&poller, 1, 50) > 0 else { continue }
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
-            let thread = Thread { [self] in serve(connection) }
-            thread.start()
+            startThread { [self] in serve(connection) }
         }
     }
 

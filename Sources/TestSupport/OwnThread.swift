@@ -1,17 +1,15 @@
 import Foundation
 
-/// Runs blocking work — a child process, a socket, a sleep — on a thread of its own and awaits
-/// it, so that it holds none of Swift concurrency's cooperative threads (as many as cores: two
-/// blocked tests can stall every other async test of the run).
+/// Runs `body` on a POSIX thread of its own and waits for its result without holding one of
+/// Swift concurrency's few threads: a test that computes for seconds (dumping a large store)
+/// then leaves other tests' clocks running — helper processes' deadlines among them — even on
+/// a machine with two cores.
 ///
 /// ```swift
-/// let result = try await onOwnThread { try ProductProcess.run("vacation", ["list"]) }
+/// let output = try await onOwnThread { try expensiveDump() }
 /// ```
 public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(with: Result { try body() })
-        }
-        thread.start()
+        startThread { continuation.resume(with: Result { try body() }) }
     }
 }
