@@ -13,6 +13,7 @@ public enum VacationCommand: Sendable, Equatable {
     case visit(ids: [String], feed: String)
     case unvisit(ids: [String])
     case toggle(id: String, feed: String)
+    case fetch(FetchOptions)
     case photos(PhotosOptions)
     case show(id: String)
     case tags
@@ -21,7 +22,6 @@ public enum VacationCommand: Sendable, Equatable {
     case backup(name: String?, destination: String?, keep: Int?)
     case backups(name: String?)
     case restore(backup: String, newName: String?, force: Bool)
-    case fetch(FetchOptions)
 
     /// `import FEED... [--places FILE] [--place NAME] [--exclude-tag TAG]...`
     public struct ImportOptions: Sendable, Equatable {
@@ -68,9 +68,9 @@ public enum VacationCommand: Sendable, Equatable {
     public enum Name: String, Sendable, CaseIterable {
         case list, create, rename, delete, `default`, info
         case `import`, visit, unvisit, toggle
+        case fetch
         case photos, show, tags, places, check
         case backup, backups, restore, help
-        case fetch
 
         /// Whether `--json` makes this command print one JSON document.
         public var printsJSON: Bool {
@@ -90,6 +90,7 @@ public enum VacationCommand: Sendable, Equatable {
         case .visit: .visit
         case .unvisit: .unvisit
         case .toggle: .toggle
+        case .fetch: .fetch
         case .photos: .photos
         case .show: .show
         case .tags: .tags
@@ -98,7 +99,6 @@ public enum VacationCommand: Sendable, Equatable {
         case .backup: .backup
         case .backups: .backups
         case .restore: .restore
-        case .fetch: .fetch
         }
     }
 }
@@ -230,6 +230,7 @@ public enum VacationCommandLine {
         case .visit: return .visit(ids: parsed.positionals("id"), feed: parsed.value(of: "--feed") ?? "")
         case .unvisit: return .unvisit(ids: parsed.positionals("id"))
         case .toggle: return .toggle(id: argument("id"), feed: parsed.value(of: "--feed") ?? "")
+        case .fetch: return .fetch(try fetchOptions(parsed))
         case .photos:
             return .photos(VacationCommand.PhotosOptions(
                 tag: parsed.value(of: "--tag"),
@@ -250,7 +251,6 @@ public enum VacationCommandLine {
         case .backups: return .backups(name: parsed.positional("name"))
         case .restore:
             return .restore(backup: argument("backup"), newName: parsed.value(of: "--as"), force: parsed.flag("--force"))
-        case .fetch: return .fetch(try fetchOptions(parsed))
         case .help, nil:
             // The parser answers `help` itself; reaching here means the table and this
             // switch disagree, which the tests over every command rule out.

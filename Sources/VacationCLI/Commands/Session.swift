@@ -43,6 +43,7 @@ struct Session {
         case .visit(let ids, let feed): return try visit(ids, feed: feed)
         case .unvisit(let ids): return try unvisit(ids)
         case .toggle(let id, let feed): return try toggle(id, feed: feed)
+        case .fetch(let options): return try fetch(options)
         case .photos(let options): return try photos(options)
         case .show(let id): return try show(id)
         case .tags: return try tags()
@@ -50,7 +51,6 @@ struct Session {
         case .backup(let name, let destination, let keep): return try backup(name, to: destination, keep: keep)
         case .backups(let name): return try backups(name)
         case .restore(let backup, let newName, let force): return try restore(backup, as: newName, force: force)
-        case .fetch(let options): return try fetch(options)
         }
     }
 
