@@ -59,6 +59,7 @@ extension Session {
         if options.source == .topPlaces {
             var requests = 0
             let page = try fetcher(.topPlaces(placeType: FlickrQuery.localityPlaceType)).fetchPage(1, requests: &requests)
+            for problem in page.summary.problems { warn(redact("skipped \(problem)")) }
             return listTopPlaces(page.places)
         }
 
