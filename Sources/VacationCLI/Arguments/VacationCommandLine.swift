@@ -14,6 +14,7 @@ public enum VacationCommand: Sendable, Equatable {
     case visit(ids: [String], feed: String)
     case unvisit(ids: [String])
     case toggle(id: String, feed: String)
+    case fetch(FetchOptions)
     case photos(PhotosOptions)
     case show(id: String)
     case tags
@@ -85,6 +86,7 @@ public enum VacationCommand: Sendable, Equatable {
     public enum Name: String, Sendable, CaseIterable {
         case list, create, rename, delete, `default`, info
         case `import`, visit, unvisit, toggle
+        case fetch
         case photos, show, tags, places, check
         case backup, backups, restore, help
         case trips, export
@@ -107,6 +109,7 @@ public enum VacationCommand: Sendable, Equatable {
         case .visit: .visit
         case .unvisit: .unvisit
         case .toggle: .toggle
+        case .fetch: .fetch
         case .photos: .photos
         case .show: .show
         case .tags: .tags
@@ -248,6 +251,7 @@ public enum VacationCommandLine {
         case .visit: return .visit(ids: parsed.positionals("id"), feed: parsed.value(of: "--feed") ?? "")
         case .unvisit: return .unvisit(ids: parsed.positionals("id"))
         case .toggle: return .toggle(id: argument("id"), feed: parsed.value(of: "--feed") ?? "")
+        case .fetch: return .fetch(try fetchOptions(parsed))
         case .photos:
             return .photos(VacationCommand.PhotosOptions(
                 tag: parsed.value(of: "--tag"),

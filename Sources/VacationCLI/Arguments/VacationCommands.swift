@@ -21,7 +21,7 @@ public enum VacationCommands {
         options: globalOptions,
         subcommands: [
             list, create, rename, delete, setDefault, info,
-            importFeeds, visit, unvisit, toggle,
+            importFeeds, visit, unvisit, toggle, fetch,
             photos, show, tags, places, check,
             backup, backups, restore,
             trips, export,

@@ -32,14 +32,15 @@ extension Session {
 
     func show(_ id: String) throws -> Int32 {
         let name = try vacationName()
-        return try reading(name) { context, _ in
+        return try reading(name) { context, document in
             guard FlickrNames.canonicalID(id) != nil, let photo = try VacationQueries.photo(id: id, in: context) else {
                 throw CommandFailure.notFound("No photo \(id) in the vacation \"\(name)\"")
             }
+            let thumbnailFile = thumbnailFile(of: photo.unique, in: document)
             if json {
-                let value = Rendering.json(photo)
+                guard case .object(let members) = Rendering.json(photo) else { return ExitCode.success }
                 try context.throwIfLoadFailed()
-                emit(value)
+                emit(.object(members + [("thumbnailFile", .string(thumbnailFile))]))
                 return ExitCode.success
             }
             var table = TextTable(columns: [.init(""), .init("")], showsHeader: false)
@@ -49,6 +50,7 @@ extension Session {
                 ("Taken", photo.dateTaken.map { Rendering.shortDate($0) }), ("Uploaded", photo.dateUploaded.map { Rendering.shortDate($0) }),
                 ("Owner", photo.owner), ("Location", photo.latitude.flatMap { lat in photo.longitude.map { "\(lat), \($0)" } }),
                 ("Media", photo.media), ("Image", photo.imageURL), ("Thumbnail", photo.thumbnailURL),
+                ("Thumbnail file", thumbnailFile),
                 ("Visited", photo.visited.map { Rendering.shortDate($0) }),
             ]
             for (label, value) in rows {

@@ -43,6 +43,7 @@ struct Session {
         case .visit(let ids, let feed): return try visit(ids, feed: feed)
         case .unvisit(let ids): return try unvisit(ids)
         case .toggle(let id, let feed): return try toggle(id, feed: feed)
+        case .fetch(let options): return try fetch(options)
         case .photos(let options): return try photos(options)
         case .show(let id): return try show(id)
         case .tags: return try tags()

@@ -40,6 +40,7 @@ struct HelpRenderingTests {
           visit                   Add photos from a feed to the vacation.
           unvisit                 Remove photos from the vacation.
           toggle                  Visit a photo, or unvisit it if it is already there.
+          fetch                   Fetch photos from Flickr's API and import them.
           photos                  List the vacation's photos.
           show                    Show one photo in full.
           tags                    List the tags with the number of photos of each.
