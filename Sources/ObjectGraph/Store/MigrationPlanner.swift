@@ -37,6 +37,12 @@ struct MigrationPlanner {
         }
 
         mutating func add(_ sql: String, _ values: [SQLiteValue] = []) { statements.append((sql, values)) }
+
+        /// Search index triggers go before everything else (SQLite refuses to rename or drop
+        /// what a trigger names), and the indexes are made after.
+        mutating func add(searchIndexPlan search: SearchIndexPlan) {
+            statements = search.before.map { ($0, []) } + statements + search.after.map { ($0, []) }
+        }
     }
 
     func plan() throws -> Plan {
@@ -48,6 +54,8 @@ struct MigrationPlanner {
         // framework wrote (they carry our model record) are still brought to our layout.
         if let metadata, metadata.modelRecord == nil, !metadata.versionHashes.isEmpty,
            metadata.versionHashes == model.versionHashes {
+            // Such a store gets a search index only when the model asks for one.
+            plan.add(searchIndexPlan: try SearchIndexPlan.make(connection: connection, model: model, migrating: false))
             return plan
         }
         let schema = StoreSchema(model: model)
@@ -109,6 +117,7 @@ struct MigrationPlanner {
         if !plan.isEmpty || !renumber.isEmpty || numbersChanged {
             try planPrimaryKeys(oldNumbers: oldNumbers, plan: &plan)
         }
+        plan.add(searchIndexPlan: try SearchIndexPlan.make(connection: connection, model: model, migrating: !plan.isEmpty))
         return plan
     }
 

@@ -21,11 +21,8 @@ extension SQLiteStore {
             let id = ObjectID(entityNumber: entity.number, primaryKey: firstKey + Int64(index))
             let values = try checkedValues(of: row, index, in: insert)
             try checkRelationships(of: row, index, in: insert, collecting: &related)
-            do {
-                try insertRow(id: id, values: values, toOne: row.toOne, plan: plan)
-            } catch let error as SQLiteError where error.isUniqueConstraintViolation {
-                throw uniqueViolation(from: error, row: index, values: values, in: insert) ?? error
-            }
+            // Join rows first: the row's own insert trigger then finds its links, so that a
+            // search index is written once per row rather than once per link (ARCHITECTURE.md §6).
             for write in manyToMany {
                 let targets = row.toMany[write.relationship.slot]
                 guard !targets.isEmpty else { continue }
@@ -34,6 +31,11 @@ extension SQLiteStore {
                     write.link.insert.bind(write.isOwner ? target.primaryKey : id.primaryKey, at: 1)
                     try write.link.insert.run()
                 }
+            }
+            do {
+                try insertRow(id: id, values: values, toOne: row.toOne, plan: plan)
+            } catch let error as SQLiteError where error.isUniqueConstraintViolation {
+                throw uniqueViolation(from: error, row: index, values: values, in: insert) ?? error
             }
             ids.append(id)
         }
