@@ -8,11 +8,12 @@ extension VacationCommands {
 
     static let search = CommandSpec(
         name: "search",
-        abstract: "Find photos by the words of their titles, descriptions, tags, places and owners.",
+        abstract: "Find photos by words in their titles, tags and places.",
         discussion: """
-            Every word must match, in any order; case and accents do not count (belem finds \
-            Belém), and word* matches every word that starts with word. Best matches come \
-            first. Punctuation separates words; nothing else has a special meaning.
+            Searches titles, descriptions, tags, place names and owners. Every word must \
+            match, in any order; case and accents do not count (belem finds Belém), and \
+            word* matches every word that starts with word. Best matches come first. \
+            Punctuation separates words; nothing else has a special meaning.
             """,
         arguments: [
             ArgumentSpec(name: "text", help: "The words to look for (one argument, or several).", isRepeating: true),
@@ -24,7 +25,7 @@ extension VacationCommands {
 
     static let album = CommandSpec(
         name: "album",
-        abstract: "Keep smart albums: saved predicates over the vacation's photos.",
+        abstract: "Keep smart albums: saved predicates over photos.",
         discussion: """
             An album keeps a predicate, not a list: its photos are those that match it now. \
             'vacation photos --album NAME' lists them.

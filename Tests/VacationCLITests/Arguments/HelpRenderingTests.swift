@@ -48,6 +48,8 @@ struct HelpRenderingTests {
           backup                  Back up a vacation.
           backups                 List a vacation's backups.
           restore                 Restore a vacation from a backup.
+          search                  Find photos by words in their titles, tags and places.
+          album                   Keep smart albums: saved predicates over photos.
           trips                   List the trips: photos by date, split at long gaps.
           export                  Export as GeoJSON, KML, GPX, CSV or an HTML album.
 
