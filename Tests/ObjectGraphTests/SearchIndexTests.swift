@@ -402,6 +402,28 @@ struct SearchIndexTests {
         #expect(throws: SQLiteError.self) { try reader.withConnection { try $0.execute("DELETE FROM ZARTICLE") } }
     }
 
+    @Test("README: the full-text search example runs as written")
+    func readmeExample() throws {
+        let store = try seeded()
+        let context = ObjectContext(coordinator: store.coordinator)
+        let coordinator = store.coordinator
+        let cutoff = Date(timeIntervalSinceReferenceDate: 0)
+        try store.execute("UPDATE ZARTICLE SET ZPUBLISHED = 86400 WHERE Z_PK = 10")
+
+        // README example begins.
+        let found = try context.search(Article.self, matching: "belem tow*", limit: 20)  // [Article], best first
+        var request = try SearchRequest<Article>("ana sousa", predicate: ObjectPredicate(format: "published > %@", cutoff),
+                                                 sortedBy: [ObjectSortDescriptor("published", ascending: false)], limit: 10)
+        request.relationshipKeyPathsForPrefetching = ["author"]
+        let recent = try context.search(request)             // bm25 first, then the sort descriptors, then the key
+        let problems = try coordinator.searchIndexProblems() // [] when the index holds every row's current text
+        // README example ends.
+
+        #expect(found.map(\.headline) == ["Torre de Belém"])
+        #expect(recent.map { $0.author?.name } == ["Ana Sousa"])
+        #expect(problems == [])
+    }
+
     @Test("making an existing store's text searchable, or renumbering its entities, builds the index from its rows")
     func migration() throws {
         let store = try SearchStore(model: ObjectModel(entities: SearchModel.descriptions(searchable: false)))
