@@ -13,6 +13,8 @@ extension SQLiteStore {
             return ManyToManyWrite(relationship: relationship, link: try linkPlan(for: table),
                                    isOwner: model.ownsJoinTable(entity: entity.number, relationship: relationship.index))
         }
+        // The search index is written once for the whole batch, after its rows (see `SearchIndexGuard`).
+        let guardedIndex = try SearchIndexGuard.begin(for: entity, in: self)
         var ids: [ObjectID] = []
         ids.reserveCapacity(insert.rows.count)
         // Every related object is checked once, after the rows: one query per table.
@@ -21,8 +23,11 @@ extension SQLiteStore {
             let id = ObjectID(entityNumber: entity.number, primaryKey: firstKey + Int64(index))
             let values = try checkedValues(of: row, index, in: insert)
             try checkRelationships(of: row, index, in: insert, collecting: &related)
-            // Join rows first: the row's own insert trigger then finds its links, so that a
-            // search index is written once per row rather than once per link (ARCHITECTURE.md §6).
+            do {
+                try insertRow(id: id, values: values, toOne: row.toOne, plan: plan)
+            } catch let error as SQLiteError where error.isUniqueConstraintViolation {
+                throw uniqueViolation(from: error, row: index, values: values, in: insert) ?? error
+            }
             for write in manyToMany {
                 let targets = row.toMany[write.relationship.slot]
                 guard !targets.isEmpty else { continue }
@@ -32,13 +37,9 @@ extension SQLiteStore {
                     try write.link.insert.run()
                 }
             }
-            do {
-                try insertRow(id: id, values: values, toOne: row.toOne, plan: plan)
-            } catch let error as SQLiteError where error.isUniqueConstraintViolation {
-                throw uniqueViolation(from: error, row: index, values: values, in: insert) ?? error
-            }
             ids.append(id)
         }
+        try guardedIndex?.end(indexingKeys: firstKey..<(firstKey + Int64(insert.rows.count)), in: self)
         var changeSet = ChangeSet()
         changeSet.inserted = Set(ids)
         for (index, targets) in related.enumerated() where !targets.isEmpty {
