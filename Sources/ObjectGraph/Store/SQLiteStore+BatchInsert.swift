@@ -13,8 +13,8 @@ extension SQLiteStore {
             return ManyToManyWrite(relationship: relationship, link: try linkPlan(for: table),
                                    isOwner: model.ownsJoinTable(entity: entity.number, relationship: relationship.index))
         }
-        // The search index is written once for the whole batch, after its rows (see `SearchIndexGuard`).
-        let guardedIndex = try SearchIndexGuard.begin(for: entity, in: self)
+        // The search index is written once for the whole batch, after its rows (`SearchIndexSuspension`).
+        let suspendedIndex = try SearchIndexSuspension.begin(for: entity, in: self)
         var ids: [ObjectID] = []
         ids.reserveCapacity(insert.rows.count)
         // Every related object is checked once, after the rows: one query per table.
@@ -39,7 +39,7 @@ extension SQLiteStore {
             }
             ids.append(id)
         }
-        try guardedIndex?.end(indexingKeys: firstKey..<(firstKey + Int64(insert.rows.count)), in: self)
+        try suspendedIndex?.end(indexingKeys: firstKey..<(firstKey + Int64(insert.rows.count)), in: self)
         var changeSet = ChangeSet()
         changeSet.inserted = Set(ids)
         for (index, targets) in related.enumerated() where !targets.isEmpty {

@@ -8,8 +8,6 @@ public struct SearchIndexProblem: Sendable, Equatable, CustomStringConvertible {
         case missing
         /// Triggers that keep the index are missing or differ from the model's (their names).
         case triggers([String])
-        /// The guard table is missing (the triggers fail) or holds a row (they stand down).
-        case guardTable(isMissing: Bool)
         /// FTS5's own `integrity-check` failed: the index does not match its stored text.
         case damaged(String)
         /// Rows of the table that have no index row (their primary keys, ascending).
@@ -33,8 +31,6 @@ public struct SearchIndexProblem: Sendable, Equatable, CustomStringConvertible {
         switch kind {
         case .missing: return "the search index \(index) is missing"
         case .triggers(let names): return "the search index \(index) lacks its triggers \(names.joined(separator: ", "))"
-        case .guardTable(let isMissing):
-            return isMissing ? "the search index \(index) lacks its guard table" : "the search index \(index) is switched off (its guard is set)"
         case .damaged(let detail): return "the search index \(index) is damaged: \(detail)"
         case .unindexed(let rows): return "\(rows.count) rows of \(table) are not in the search index (keys \(keys(rows)))"
         case .orphaned(let rows): return "the search index holds \(rows.count) rows that \(table) does not (keys \(keys(rows)))"
@@ -66,11 +62,6 @@ public enum SearchIndexCheck {
             }, uniquingKeysWith: { first, _ in first })
             let lacking = schema.triggers.filter { stored[$0.name] != $0.sql }.map(\.name)
             if !lacking.isEmpty { problem(.triggers(lacking)) }
-            if try !connection.tableExists(schema.guardTable) {
-                problem(.guardTable(isMissing: true))
-            } else if try connection.scalar("SELECT count(*) FROM \(schema.guardTable)")?.integerValue != 0 {
-                problem(.guardTable(isMissing: false))
-            }
             if let failure = try integrityFailure(of: index, on: connection) { problem(.damaged(failure)) }
             let name = schema.quotedName
             let unindexed = try keys("SELECT t.Z_PK FROM \(index.table) t WHERE NOT EXISTS "

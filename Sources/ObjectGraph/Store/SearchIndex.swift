@@ -57,8 +57,6 @@ public struct SearchIndex: Sendable, Equatable {
     /// with: how the store tells its own search objects from anything else in a database.
     static let namePrefix = "FTS_"
     static let nameSuffix = "_SEARCH"
-    /// The guard table's suffix (`FTS_ZPHOTO_SEARCH_GUARD`), see `SearchIndexGuard`.
-    static let guardSuffix = "_GUARD"
 
     /// The search indexes a model's entities declare, one per table with searchable sources.
     ///

@@ -16,10 +16,6 @@ import SQLiteDB
 /// - a destination row inserted, renamed, re-keyed or deleted rewrites the index rows of the
 ///   objects that point at it (a renamed place, a deleted tag).
 ///
-/// Every trigger stands down while the index's guard table (`<index>_GUARD`) holds a row: a
-/// writer that keeps the index itself sets it inside its own transaction and clears it before
-/// the transaction ends (`SearchIndexGuard`), so no other connection ever sees it set.
-///
 /// A to-many's text is its destinations' values in key order, space-separated, so that the same
 /// rows always give the same text (the check compares it).
 struct SearchIndexSchema {
@@ -28,14 +24,6 @@ struct SearchIndexSchema {
     /// The table's name as SQL writes it: like the model's own tables, a plain identifier (it is
     /// made of one), so that `sqlite_master` and the `sqlite3` shell show it plainly.
     var quotedName: String { index.name }
-
-    /// `<index>_GUARD`: empty except inside a transaction of a writer that keeps the index itself.
-    var guardTable: String { index.name + SearchIndex.guardSuffix }
-
-    var createGuardSQL: String { "CREATE TABLE \(guardTable) (Z_PK INTEGER PRIMARY KEY)" }
-
-    /// True while no writer keeps the index itself: the condition of every trigger.
-    private var unguarded: String { "NOT EXISTS (SELECT 1 FROM \(guardTable))" }
 
     /// `CREATE VIRTUAL TABLE … USING fts5(…)`, exactly as `sqlite_master` keeps it.
     var createTableSQL: String {
@@ -51,10 +39,11 @@ struct SearchIndexSchema {
         case .toOne(let key, let table, let name):
             return "(SELECT d.\(name) FROM \(table) d WHERE d.Z_PK = \(row).\(key))"
         case .toMany(let joinTable, let own, let other, let table, let name):
-            // The ORDER BY in the subquery fixes group_concat's order (SQLite 3.40 has no
-            // ORDER BY inside an aggregate); the join table's primary key serves it.
-            return "(SELECT group_concat(v, ' ') FROM (SELECT d.\(name) AS v FROM \(joinTable) j JOIN \(table) d "
-                + "ON d.Z_PK = j.\(other) WHERE j.\(own) = \(row).Z_PK ORDER BY j.\(other)))"
+            // In the order of the join table's primary key (own, other), which the lookup by
+            // `own` walks: the destinations in key order. (SQLite 3.40 has no ORDER BY inside an
+            // aggregate; a sub-select with one costs an ephemeral table per row.)
+            return "(SELECT group_concat(d.\(name), ' ') FROM \(joinTable) j JOIN \(table) d "
+                + "ON d.Z_PK = j.\(other) WHERE j.\(own) = \(row).Z_PK)"
         }
     }
 
@@ -92,7 +81,7 @@ struct SearchIndexSchema {
         var result: [(String, String)] = []
         func trigger(_ suffix: String, _ event: String, on target: String, when condition: String? = nil, _ body: String) {
             let name = index.name + "_" + suffix
-            let when = " WHEN " + unguarded + (condition.map { " AND (\($0))" } ?? "")
+            let when = condition.map { " WHEN \($0)" } ?? ""
             result.append((name, "CREATE TRIGGER \(name) AFTER \(event) ON \(target)\(when) BEGIN \(body) END"))
         }
         trigger("INSERT", "INSERT", on: table,
@@ -143,45 +132,46 @@ struct SearchIndexSchema {
         return result
     }
 
-    /// Everything that makes the index on an empty store: its table, its guard, its triggers.
+    /// Everything that makes the index on an empty store: its table and its triggers.
     var creationStatements: [String] {
-        [createTableSQL, createGuardSQL] + triggers.map(\.sql)
+        [createTableSQL] + triggers.map(\.sql)
     }
 
-    /// Makes the index anew on a store that has rows: table, guard, content, triggers.
+    /// Makes the index anew on a store that has rows: table, content, triggers.
     var rebuildStatements: [String] {
-        ["DROP TABLE IF EXISTS \(quotedName)", "DROP TABLE IF EXISTS \(guardTable)", createTableSQL, createGuardSQL, fillSQL]
-            + triggers.map(\.sql)
+        ["DROP TABLE IF EXISTS \(quotedName)", createTableSQL, fillSQL] + triggers.map(\.sql)
     }
 }
 
-/// A writer keeping a search index itself for a run of new rows: it sets the index's guard (so
-/// that the triggers stand down), writes the rows and their links, then indexes them all with
-/// one `INSERT … SELECT` and clears the guard — all inside its transaction.
+/// A writer keeping a search index itself for a run of new rows: inside its transaction it
+/// drops the index's triggers, writes the rows and their links, indexes them all with one
+/// `INSERT … SELECT`, and makes the triggers again. No other connection ever sees the store
+/// without them (and a rollback brings them back).
 ///
 /// Why: FTS5 (SQLite 3.40) flushes its pending terms to a new segment at every statement
-/// savepoint, and every statement on a table with triggers opens one. Written row by row by the
-/// triggers, a batch of photos made one segment per photo, and merging them cost more than the
-/// rest of the import (ARCHITECTURE.md §6). Written once per batch, it makes one segment.
-struct SearchIndexGuard {
+/// savepoint, and every statement on a table with triggers opens one (with a statement journal
+/// of the pages it touches). Kept by the triggers row by row, a batch of photos made one segment
+/// per photo, and merging them cost more than the rest of the import (ARCHITECTURE.md §6).
+struct SearchIndexSuspension {
     let schema: SearchIndexSchema
 
-    /// Sets the guard of `entity`'s index, when its table has one.
-    static func begin(for entity: Entity, in store: SQLiteStore) throws -> SearchIndexGuard? {
+    /// Drops the triggers of `entity`'s index, when its table has one.
+    static func begin(for entity: Entity, in store: SQLiteStore) throws -> SearchIndexSuspension? {
         guard let index = store.model.searchIndex(for: entity) else { return nil }
         let schema = SearchIndexSchema(index: index)
-        try store.connection.cachedStatement("INSERT OR IGNORE INTO \(schema.guardTable) (Z_PK) VALUES (1)").run()
-        return SearchIndexGuard(schema: schema)
+        for trigger in schema.triggers { try store.connection.execute("DROP TRIGGER IF EXISTS \(trigger.name)") }
+        return SearchIndexSuspension(schema: schema)
     }
 
-    /// Indexes the rows with keys in `keys` (written while the guard was set), then clears it.
+    /// Indexes the rows with keys in `keys` (written while the triggers were away), then makes
+    /// the triggers again.
     func end(indexingKeys keys: Range<Int64>, in store: SQLiteStore) throws {
         if !keys.isEmpty {
             let sql = "INSERT OR REPLACE INTO \(schema.quotedName) (\(schema.columnList)) SELECT t.Z_PK, \(schema.expressions(row: "t")) "
                 + "FROM \(schema.index.table) t WHERE t.Z_PK >= ? AND t.Z_PK < ?"
-            try store.connection.cachedStatement(sql).run([.integer(keys.lowerBound), .integer(keys.upperBound)])
+            try store.connection.execute(sql, [.integer(keys.lowerBound), .integer(keys.upperBound)])
         }
-        try store.connection.cachedStatement("DELETE FROM \(schema.guardTable)").run()
+        for trigger in schema.triggers { try store.connection.execute(trigger.sql) }
     }
 }
 
@@ -211,8 +201,7 @@ struct SearchIndexPlan {
             for object in objects where object.type == "trigger" && isOurTrigger(object.name) {
                 plan.before.append("DROP TRIGGER IF EXISTS \(quoteIdentifier(object.name))")
             }
-            for object in objects where object.type == "table"
-                && (isOurIndexTable(object.name, sql: object.sql) || isOurGuardTable(object.name)) {
+            for object in objects where object.type == "table" && isOurIndexTable(object.name, sql: object.sql) {
                 plan.before.append("DROP TABLE IF EXISTS \(quoteIdentifier(object.name))")
             }
             for index in model.searchIndexes { plan.after += SearchIndexSchema(index: index).rebuildStatements }
@@ -225,12 +214,7 @@ struct SearchIndexPlan {
             let expected = schema.triggers
             let triggersMatch = existing.count == expected.count
                 && expected.allSatisfy { trigger in existing.contains { $0.name == trigger.name && $0.sql == trigger.sql } }
-            // A guard left set (by hand: ours never outlives its transaction) has kept the
-            // triggers from writing; the index is made again, as when a trigger is missing.
-            let guardTable = objects.first { $0.type == "table" && $0.name == schema.guardTable }
-            let guardClear = try guardTable?.sql == schema.createGuardSQL
-                && connection.scalar("SELECT count(*) FROM \(schema.guardTable)")?.integerValue == 0
-            if table?.sql == schema.createTableSQL && triggersMatch && guardClear { continue }
+            if table?.sql == schema.createTableSQL && triggersMatch { continue }
             plan.after += existing.map { "DROP TRIGGER IF EXISTS \(quoteIdentifier($0.name))" }
             plan.after += schema.rebuildStatements
         }
@@ -240,11 +224,6 @@ struct SearchIndexPlan {
     /// `FTS_<…>_SEARCH_<…>`: a trigger of one of our search indexes.
     static func isOurTrigger(_ name: String) -> Bool {
         name.hasPrefix(SearchIndex.namePrefix) && name.contains(SearchIndex.nameSuffix + "_")
-    }
-
-    /// `FTS_<…>_SEARCH_GUARD`: the guard table of one of our search indexes.
-    static func isOurGuardTable(_ name: String) -> Bool {
-        name.hasPrefix(SearchIndex.namePrefix) && name.hasSuffix(SearchIndex.nameSuffix + SearchIndex.guardSuffix)
     }
 
     /// `FTS_<…>_SEARCH`, an FTS5 table: one of our search indexes.

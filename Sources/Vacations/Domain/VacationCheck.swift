@@ -73,8 +73,6 @@ public enum VacationCheck {
             switch problem.kind {
             case .missing: return "the search index is missing"
             case .triggers(let names): return "the search index lacks its triggers \(names.joined(separator: ", "))"
-            case .guardTable(let isMissing):
-                return isMissing ? "the search index lacks its guard table" : "the search index is switched off (its guard is set)"
             case .damaged(let detail): return "the search index is damaged: \(detail)"
             case .unindexed(let keys):
                 return "\(counted(keys.count)) \(keys.count == 1 ? "is" : "are") not in the search index: \(try ids(keys))"
