@@ -101,9 +101,12 @@ public enum VacationCommand: Sendable, Equatable {
         case backup, backups, restore, help
         case trips, export, search, album
 
-        /// Whether `--json` makes this command print one JSON document.
+        /// Whether `--json` makes this command (or, for a group such as `album`, each of its
+        /// subcommands) print one JSON document.
         public var printsJSON: Bool {
-            VacationCommands.root.subcommand(named: rawValue)?.options.contains { $0.longNames == ["--json"] } ?? false
+            guard let spec = VacationCommands.root.subcommand(named: rawValue) else { return false }
+            let printing = { (command: CommandSpec) in command.options.contains { $0.longNames == ["--json"] } }
+            return spec.subcommands.isEmpty ? printing(spec) : spec.subcommands.allSatisfy(printing)
         }
     }
 
