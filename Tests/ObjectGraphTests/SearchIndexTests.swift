@@ -399,6 +399,25 @@ struct SearchIndexTests {
         #expect(expected == ["10: Torre de Belém | A tower. | Ana Sousa | belém tram"])
     }
 
+    @Test("a sound index is left as it is when the store opens again: nothing is rebuilt")
+    func reopeningKeepsTheIndex() throws {
+        let store = try seeded()
+        let schema = { (coordinator: StoreCoordinator) in
+            try coordinator.withConnection { connection in
+                try connection.rows("SELECT type, name, rootpage, sql FROM sqlite_master ORDER BY name") { row in
+                    (0..<4).map { index in "\(row.value(at: index))" }.joined(separator: " ")
+                }
+            }
+        }
+        let before = try schema(store.coordinator)
+        let version = try store.coordinator.withConnection { try $0.scalar("PRAGMA schema_version") }
+        for readOnly in [false, true, false] {
+            let reopened = try StoreCoordinator(url: store.url, model: SearchModel.model, readOnly: readOnly)
+            #expect(try schema(reopened) == before)
+            #expect(try reopened.withConnection { try $0.scalar("PRAGMA schema_version") } == version)
+        }
+    }
+
     @Test("the check finds a missing index, lost triggers, damage, and rows unindexed, orphaned or stale")
     func check() throws {
         let cases: [(String, [SearchIndexProblem.Kind])] = [
