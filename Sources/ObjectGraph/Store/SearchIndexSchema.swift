@@ -11,8 +11,9 @@ import SQLiteDB
 ///   index row;
 /// - a join-table row inserted, updated or deleted rewrites the index row of the object whose
 ///   key it holds, but only once that object's row exists: a writer that inserts an object's
-///   join rows before its row (as `BatchInsert` does) makes one index write per object, by the
-///   object's own insert trigger, which finds its links already there;
+///   join rows before its row makes one index write per object, by the object's own insert
+///   trigger, which finds its links already there (`BatchInsert` does better still: see
+///   `SearchIndexSuspension`);
 /// - a destination row inserted, renamed, re-keyed or deleted rewrites the index rows of the
 ///   objects that point at it (a renamed place, a deleted tag).
 ///
