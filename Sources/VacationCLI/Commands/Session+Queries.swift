@@ -9,23 +9,11 @@ import Vacations
 extension Session {
     func photos(_ options: VacationCommand.PhotosOptions) throws -> Int32 {
         let query = PhotoQuery(tag: options.tag, place: options.place, predicate: options.predicate,
-                               sortKeys: options.sortKeys, descending: options.descending, limit: options.limit)
-        return try reading(globals.vacation) { context, _ in
-            let photos = try VacationQueries.photos(query, in: context)
-            if json {
-                let value = JSONValue.array(photos.map(Rendering.json))
-                try context.throwIfLoadFailed()
-                emit(value)
-                return ExitCode.success
-            }
-            var table = TextTable(columns: [.init("ID"), .init("TITLE", maximumWidth: 40), .init("PLACE", maximumWidth: 32),
-                                            .init("TAGS", maximumWidth: 32), .init("TAKEN")])
-            for photo in photos {
-                table.addRow([photo.unique, photo.displayTitle, photo.place?.name ?? "", photo.tagNames.joined(separator: ", "),
-                              Rendering.shortDate(photo.dateTaken)])
-            }
-            try context.throwIfLoadFailed()
-            if !photos.isEmpty { say(table.rendered()) }
+                               sortKeys: options.sortKeys, descending: options.descending, limit: options.limit,
+                               album: options.album)
+        let name = try vacationName()
+        return try reading(name) { context, _ in
+            try renderPhotos(try albumFailures(vacation: name) { try VacationQueries.photos(query, in: context) }, from: context)
             return ExitCode.success
         }
     }
