@@ -27,6 +27,12 @@ struct ReadDigest: Equatable, CustomStringConvertible {
         hash = running.finished
     }
 
+    /// Adds a value to the last object added in order (a photo's tag names).
+    mutating func add(text: String?) {
+        running.add(text: text)
+        hash = running.finished
+    }
+
     /// Adds one object without regard to order.
     mutating func addUnordered(unique: String?, title: String?) {
         objects += 1

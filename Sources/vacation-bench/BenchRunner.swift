@@ -71,7 +71,7 @@ final class BenchRunner {
                 }),
                 ("reimport", measureReimport), ("fetch-all", measureFetchAll), ("fetch-predicate", measureFetchPredicate),
                 ("frc-initial", measureControllerFetch), ("toggle", measureToggle),
-                ("open-first-page", measureOpenFirstPage), ("backup", measureBackup),
+                ("open-first-page", measureOpenFirstPage), ("backup", measureBackup), ("search", measureSearch),
             ]
             for (name, measure) in figures where options.only?.contains(name) ?? true {
                 if vacationName.isEmpty && name != "import-xml" && name != "import-json" {

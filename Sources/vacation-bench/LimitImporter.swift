@@ -12,7 +12,9 @@ import Vacations
 /// prepared insert, with no record, draft or string in between, but it keeps every rule that
 /// shapes a row (dates parsed as UTC, tags split, machine tags dropped, case folded and
 /// de-duplicated, place names trimmed, places' first visits): the bench compares its store with
-/// the others' value for value, so a floor that skipped work would fail, not flatter.
+/// the others' value for value, so a floor that skipped work would fail, not flatter. It writes
+/// each photo's search index row by hand, as the baseline does (`BaselineSearchIndex`), from
+/// the same bytes it binds to the photo's row.
 /// It expects an empty store (the import figures start from one).
 final class LimitImporter {
     /// How the connection is tuned for the load.
@@ -44,6 +46,11 @@ final class LimitImporter {
         static let visited: Int32 = 13, unique: Int32 = 14
     }
 
+    /// The search index row's parameters (1-based).
+    private enum SearchParameter {
+        static let key: Int32 = 1, title: Int32 = 2, owner: Int32 = 4, place: Int32 = 5, tags: Int32 = 6
+    }
+
     private struct TagState {
         var key: Int64
         var count: Int64
@@ -57,8 +64,11 @@ final class LimitImporter {
     private let database: RawDatabase
     private let insertPhoto: RawStatement
     private let insertLink: RawStatement
+    private let insertSearchRow: RawStatement
     private let now: Double
     private var tags: [String: TagState] = [:]
+    /// Tag names by key - 1, for the search index's text (names in key order).
+    private var tagNames: [String] = []
     private var places: [String: PlaceState] = [:]
     private var photos: Int64 = 0
     // Per photo, while its fields arrive.
@@ -75,9 +85,11 @@ final class LimitImporter {
         self.now = now.timeIntervalSinceReferenceDate
         insertPhoto = try database.prepare("""
             INSERT INTO ZPHOTO (Z_PK, Z_ENT, Z_OPT, \(BaselineImporter.photoColumns), ZVISITED, ZUNIQUE)
-            VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, 2, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        insertLink = try database.prepare("INSERT INTO Z_1TAGS (Z_1PHOTOS, Z_3TAGS) VALUES (?, ?)")
+        insertLink = try database.prepare("INSERT INTO Z_2TAGS (Z_2PHOTOS, Z_4TAGS) VALUES (?, ?)")
+        insertSearchRow = try database.prepare(
+            "INSERT INTO \(BaselineSearchIndex.table) (rowid, title, subtitle, owner, place, tags) VALUES (?, ?, ?, ?, ?, ?)")
         tagBytes.reserveCapacity(256)
         placeBytes.reserveCapacity(256)
     }
@@ -116,7 +128,9 @@ final class LimitImporter {
     private func beginPhoto() {
         photos += 1
         sqlite3_clear_bindings(insertPhoto.handle)
+        sqlite3_clear_bindings(insertSearchRow.handle)
         sqlite3_bind_int64(insertPhoto.handle, Parameter.key, photos)
+        sqlite3_bind_int64(insertSearchRow.handle, SearchParameter.key, photos)
         sqlite3_bind_double(insertPhoto.handle, Parameter.visited, now)
         tagBytes.removeAll(keepingCapacity: true)
         placeBytes.removeAll(keepingCapacity: true)
@@ -126,11 +140,12 @@ final class LimitImporter {
         hasOwnerName = false
     }
 
-    private func bindText(_ parameter: Int32, _ bytes: UnsafeRawBufferPointer) {
+    private func bindText(_ parameter: Int32, _ bytes: UnsafeRawBufferPointer, to statement: RawStatement? = nil) {
+        let handle = (statement ?? insertPhoto).handle
         if let base = bytes.baseAddress {
-            sqlite3_bind_text(insertPhoto.handle, parameter, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), transientDestructor)
+            sqlite3_bind_text(handle, parameter, base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), transientDestructor)
         } else {
-            sqlite3_bind_text(insertPhoto.handle, parameter, "", 0, transientDestructor)
+            sqlite3_bind_text(handle, parameter, "", 0, transientDestructor)
         }
     }
 
@@ -139,9 +154,14 @@ final class LimitImporter {
         switch name.count {
         case 2 where equals(name, "id"): bindText(Parameter.unique, value)
         case 4 where equals(name, "tags"): tagBytes.append(contentsOf: value)
-        case 5 where equals(name, "title"): bindText(Parameter.title, value)
+        case 5 where equals(name, "title"):
+            bindText(Parameter.title, value)
+            bindText(SearchParameter.title, value, to: insertSearchRow)
         case 5 where equals(name, "owner"):
-            if !hasOwnerName { bindText(Parameter.owner, value) }
+            if !hasOwnerName {
+                bindText(Parameter.owner, value)
+                bindText(SearchParameter.owner, value, to: insertSearchRow)
+            }
         case 5 where equals(name, "media"): bindText(Parameter.media, value)
         case 5 where equals(name, "url_l"): bindText(Parameter.imageURL, value)
         case 6 where equals(name, "url_sq"): bindText(Parameter.thumbnailURL, value)
@@ -151,6 +171,7 @@ final class LimitImporter {
         case 9 where equals(name, "ownername"):
             hasOwnerName = true
             bindText(Parameter.owner, value)
+            bindText(SearchParameter.owner, value, to: insertSearchRow)
         case 10 where equals(name, "dateupload"):
             if let seconds = Self.number(value) {
                 sqlite3_bind_double(insertPhoto.handle, Parameter.dateUploaded, seconds - Date.timeIntervalBetween1970AndReferenceDate)
@@ -184,6 +205,7 @@ final class LimitImporter {
                 places[name] = PlaceState(key: key, firstVisited: moment)
             }
             sqlite3_bind_int64(insertPhoto.handle, Parameter.place, key)
+            insertSearchRow.bind(name, SearchParameter.place - 1)
         }
         try insertPhoto.run()
         photoTags.removeAll(keepingCapacity: true)
@@ -196,6 +218,7 @@ final class LimitImporter {
             } else {
                 key = Int64(tags.count + 1)
                 tags[name] = TagState(key: key, count: 1)
+                tagNames.append(name)
             }
             photoTags.append(key)
         }
@@ -204,6 +227,11 @@ final class LimitImporter {
             sqlite3_bind_int64(insertLink.handle, 2, tag)
             try insertLink.run()
         }
+        if !photoTags.isEmpty {
+            photoTags.sort()
+            insertSearchRow.bind(photoTags.map { tagNames[Int($0) - 1] }.joined(separator: " "), SearchParameter.tags - 1)
+        }
+        try insertSearchRow.run()
     }
 
     /// The photo's tags: split on whitespace, machine tags (with `:`) dropped, case folded.
@@ -282,14 +310,14 @@ final class LimitImporter {
 
     /// The tags, places and key counters, once every photo is in.
     private func finish() throws {
-        let insertTag = try database.prepare("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZCOUNT, ZNAME) VALUES (?, 3, 1, ?, ?)")
+        let insertTag = try database.prepare("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZCOUNT, ZNAME) VALUES (?, 4, 1, ?, ?)")
         for (name, state) in tags {
             insertTag.bind(state.key, 0)
             insertTag.bind(state.count, 1)
             insertTag.bind(name, 2)
             try insertTag.run()
         }
-        let insertPlace = try database.prepare("INSERT INTO ZPLACE (Z_PK, Z_ENT, Z_OPT, ZFIRSTVISITED, ZNAME) VALUES (?, 2, 1, ?, ?)")
+        let insertPlace = try database.prepare("INSERT INTO ZPLACE (Z_PK, Z_ENT, Z_OPT, ZFIRSTVISITED, ZNAME) VALUES (?, 3, 1, ?, ?)")
         for (name, state) in places {
             insertPlace.bind(state.key, 0)
             insertPlace.bind(state.firstVisited, 1)
@@ -297,7 +325,7 @@ final class LimitImporter {
             try insertPlace.run()
         }
         let setKey = try database.prepare("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
-        for (entity, key) in [(1, photos), (2, Int64(places.count)), (3, Int64(tags.count))] {
+        for (entity, key) in [(2, photos), (3, Int64(places.count)), (4, Int64(tags.count))] {
             setKey.bind(key, 0)
             setKey.bind(Int64(entity), 1)
             try setKey.run()

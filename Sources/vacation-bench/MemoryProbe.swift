@@ -59,7 +59,7 @@ enum MemoryProbe {
             }
         case "baseline":
             let store = baselineStore(in: folderURL)
-            _ = try StoreCoordinator(url: store, model: VacationModel.model)
+            try BaselineSearchIndex.makeStore(at: store.path)
             elapsed = try timed { _ = try BaselineImporter.importFeed(feedURL, intoStoreAt: store.path, now: now) }
         default:
             throw BenchError("unknown side '\(side)'")

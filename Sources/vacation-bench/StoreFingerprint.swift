@@ -11,6 +11,13 @@ import Foundation
 /// order SQLite keeps them in. `Z_OPT` is left out because it counts saves, and the framework
 /// saves an import in chunks where the baseline writes each row once. The schema (every table,
 /// index and trigger with its SQL) is compared too.
+///
+/// A full-text index is compared by what it holds, not by how it is laid out: its rows (the
+/// virtual table's columns, so its `_content` and `_docsize` tables too) and every term
+/// instance (term, row, column, offset, through `fts5vocab`), but not its `_data` and `_idx`
+/// tables, whose segments depend on how the rows were written (a row at a time, or one
+/// `INSERT … SELECT`). The triggers that keep an index (named after it) are left out of the
+/// schema: the baseline and the floor write the index by hand instead.
 struct StoreFingerprint: Equatable, CustomStringConvertible {
     /// Columns whose values legitimately differ between the two sides.
     static let ignoredColumns: Set<String> = ["Z_OPT"]
@@ -37,29 +44,54 @@ struct StoreFingerprint: Equatable, CustomStringConvertible {
         var schemaHash = RowHasher()
         let schema = try database.prepare(
             "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+        // Tables come before triggers (ORDER BY type), so an index's name is known by the time
+        // its triggers are read.
+        var fullTextIndexes: [String] = []
         var tableNames: [String] = []
         while try schema.step() {
+            let type = schema.string(0) ?? "", name = schema.string(1) ?? ""
+            if type == "trigger" && fullTextIndexes.contains(where: { name.hasPrefix($0 + "_") }) { continue }
             for column in 0..<schema.columnCount { schemaHash.add(schema, column) }
-            if schema.string(0) == "table", let name = schema.string(1), !ignoredTables.contains(name) {
+            guard type == "table", !ignoredTables.contains(name) else { continue }
+            if schema.string(3)?.range(of: "USING fts5", options: .caseInsensitive) != nil {
+                fullTextIndexes.append(name)
+            } else {
                 tableNames.append(name)
             }
         }
+        let layoutTables = Set(fullTextIndexes.flatMap { [$0 + "_data", $0 + "_idx"] })
+        tableNames.removeAll { layoutTables.contains($0) }
         var tables: [Table] = []
+        for name in fullTextIndexes {
+            tables.append(try hash(select: "rowid, *", from: quoted(name), as: name, in: database))
+            let vocabulary = "fingerprint_vocabulary_\(tables.count)"
+            try database.execute("CREATE VIRTUAL TABLE temp.\(vocabulary) USING fts5vocab(main, \(quoted(name)), 'instance')")
+            tables.append(try hash(select: "*", from: "temp.\(vocabulary)", as: name + " (terms)", in: database))
+        }
         for name in tableNames {
-            let statement = try database.prepare("SELECT * FROM \"\(name.replacingOccurrences(of: "\"", with: "\"\""))\"")
-            let kept = (0..<statement.columnCount).filter { column in
-                !ignoredColumns.contains(sqlite3_column_name(statement.handle, column).map { String(cString: $0) } ?? "")
-            }
-            var table = Table(name: name, rows: 0, hash: 0)
-            while try statement.step() {
-                var row = RowHasher()
-                for column in kept { row.add(statement, column) }
-                table.rows += 1
-                table.hash &+= row.finished
-            }
-            tables.append(table)
+            tables.append(try hash(select: "*", from: quoted(name), as: name, in: database))
         }
         return StoreFingerprint(schema: schemaHash.finished, tables: tables)
+    }
+
+    private static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Every row of `SELECT columns FROM table`, hashed as `name`.
+    private static func hash(select columns: String, from table: String, as name: String, in database: RawDatabase) throws -> Table {
+        let statement = try database.prepare("SELECT \(columns) FROM \(table)")
+        let kept = (0..<statement.columnCount).filter { column in
+            !ignoredColumns.contains(sqlite3_column_name(statement.handle, column).map { String(cString: $0) } ?? "")
+        }
+        var table = Table(name: name, rows: 0, hash: 0)
+        while try statement.step() {
+            var row = RowHasher()
+            for column in kept { row.add(statement, column) }
+            table.rows += 1
+            table.hash &+= row.finished
+        }
+        return table
     }
 
     /// Throws, naming the tables that differ, unless the two stores hold the same content.
