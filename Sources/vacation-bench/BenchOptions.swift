@@ -19,6 +19,9 @@ struct BenchOptions {
     /// Internal: run one import in this process, for the parent to measure (`--child-import
     /// ours|baseline FEED FOLDER`).
     var childImport: (side: String, feed: String, folder: String)?
+    /// Internal: compare two stores' fingerprints and exit (`--compare-stores A B`), so that
+    /// tests can check what the bench counts as the same content.
+    var compareStores: (String, String)?
 
     static let usage = """
         USAGE: vacation-bench [--photos N] [--json] [--runs N] [--only FIGURE,...] [--keep]
@@ -80,6 +83,10 @@ struct BenchOptions {
                 let values = Array(remaining.prefix(3))
                 remaining = remaining.dropFirst(3)
                 options.childImport = (values[0], values[1], values[2])
+            case "--compare-stores":
+                guard remaining.count >= 2 else { throw UsageError(description: "--compare-stores needs two store paths") }
+                options.compareStores = (remaining[remaining.startIndex], remaining[remaining.startIndex + 1])
+                remaining = remaining.dropFirst(2)
             default:
                 throw UsageError(description: "unknown argument '\(argument)'")
             }

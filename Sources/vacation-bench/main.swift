@@ -18,6 +18,11 @@ do {
 }
 
 do {
+    if let (ours, other) = options.compareStores {
+        try StoreFingerprint.requireEqual(ours, other, figure: "compare-stores", otherSide: "other")
+        print("same content")
+        exit(0)
+    }
     if let child = options.childImport {
         try MemoryProbe.runChild(side: child.side, feed: child.feed, folder: child.folder)
         exit(0)

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteDB
 import TestSupport
 import Testing
 
@@ -46,6 +47,78 @@ struct BenchTests {
                 let baseline = try #require(figure["baseline_ms"] as? Double, "\(figure)")
                 #expect(ours > 0 && baseline > 0)
                 #expect(consistent(ratio, ours, baseline), "\(figure)")
+            }
+        }
+    }
+
+    @Test("after a warm-up round, the sides take turns going first, and only measured rounds count")
+    func alternation() throws {
+        let result = try ProductProcess.run("vacation-bench", ["--photos", "60", "--runs", "3", "--only", "import-xml,backup", "--json"])
+        #expect(result.status == 0, "\(result.errors)")
+        for (figure, sides) in [("import-xml", ["ours", "baseline", "limit"]), ("backup", ["ours", "baseline"])] {
+            let prefix = "vacation-bench: \(figure) round "
+            let turns = result.errors.split(separator: "\n").filter { $0.hasPrefix(prefix) }.map { line in
+                String(line.split(separator: "(").last?.split(separator: ")").first?.split(separator: " ").last ?? "")
+            }
+            var expected: [String] = []
+            for round in 0...3 { expected += Array(sides[(round % sides.count)...] + sides[..<(round % sides.count)]) }
+            #expect(turns == expected, "\(figure)")
+        }
+        for figure in try lines(result.output) {
+            #expect(figure["runs"] as? Int == 3, "\(figure)")
+        }
+        let limit = try #require(try lines(result.output).first)
+        let limitMilliseconds = try #require(limit["limit_ms"] as? Double)
+        let limitRatio = try #require(limit["limit_ratio"] as? Double)
+        #expect(consistent(limitRatio, try #require(limit["ms"] as? Double), limitMilliseconds))
+    }
+
+    @Test("stores are the same when every value of every row is, Z_OPT and the index's layout aside")
+    func sameContent() throws {
+        let run = try ProductProcess.run("vacation-bench", ["--photos", "60", "--runs", "1", "--only", "import-xml", "--keep"])
+        #expect(run.status == 0, "\(run.errors)")
+        let line = try #require(run.errors.split(separator: "\n").first { $0.hasSuffix(" (kept)") })
+        let workspace = URL(fileURLWithPath: String(line.dropFirst("vacation-bench: working in ".count).dropLast(" (kept)".count)))
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let ours = workspace.appendingPathComponent("library/import-xml 1.vacation/StoreContent/persistentStore").path
+        let baseline = workspace.appendingPathComponent("import-xml-baseline-1.sqlite").path
+        let limit = workspace.appendingPathComponent("import-xml-limit-1.sqlite").path
+        for other in [baseline, limit] {
+            let same = try ProductProcess.run("vacation-bench", ["--compare-stores", ours, other])
+            #expect(same.status == 0 && same.output == "same content\n", "\(same.errors)")
+        }
+        let copy = workspace.appendingPathComponent("changed.sqlite").path
+        // Each change, made to a copy of the baseline's store, and the table the comparison names (nil: still the same).
+        let changes: [(sql: String, differs: String?)] = [
+            ("UPDATE ZPHOTO SET Z_OPT = Z_OPT + 5", nil),
+            ("UPDATE Z_METADATA SET Z_UUID = 'another'", nil),
+            ("INSERT INTO FTS_ZPHOTO_SEARCH (FTS_ZPHOTO_SEARCH) VALUES ('rebuild')", nil),
+            ("INSERT INTO FTS_ZPHOTO_SEARCH (FTS_ZPHOTO_SEARCH) VALUES ('optimize')", nil),
+            ("UPDATE ZPHOTO SET ZTITLE = ZTITLE || ' ' WHERE Z_PK = 7", "ZPHOTO"),
+            ("UPDATE ZPHOTO SET ZLATITUDE = ZLATITUDE + 1e-12 WHERE Z_PK = 3", "ZPHOTO"),
+            ("UPDATE ZPHOTO SET ZTITLE = CAST(ZTITLE AS BLOB) WHERE Z_PK = 4", "ZPHOTO"),
+            ("UPDATE ZPHOTO SET ZTITLE = (SELECT ZTITLE FROM ZPHOTO WHERE Z_PK = 2) WHERE Z_PK = 1", "ZPHOTO"),
+            ("UPDATE ZTAG SET ZCOUNT = ZCOUNT + 1 WHERE Z_PK = 1", "ZTAG"),
+            ("UPDATE ZPLACE SET ZNAME = lower(ZNAME) WHERE Z_PK = 2", "ZPLACE"),
+            ("DELETE FROM Z_2TAGS WHERE Z_2PHOTOS = 1 AND Z_4TAGS = (SELECT min(Z_4TAGS) FROM Z_2TAGS WHERE Z_2PHOTOS = 1)", "Z_2TAGS"),
+            ("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_ENT = 2", "Z_PRIMARYKEY"),
+            ("UPDATE FTS_ZPHOTO_SEARCH SET tags = tags || ' extra' WHERE rowid = 5", "FTS_ZPHOTO_SEARCH"),
+            ("CREATE INDEX ZPHOTO_EXTRA ON ZPHOTO (ZMEDIA)", "the schemas"),
+        ]
+        for change in changes {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
+            try FileManager.default.copyItem(atPath: baseline, toPath: copy)
+            do {
+                let connection = try Connection(path: copy)
+                try connection.execute(change.sql)
+            }
+            let compared = try ProductProcess.run("vacation-bench", ["--compare-stores", ours, copy])
+            if let table = change.differs {
+                #expect(compared.status == 1, "\(change.sql)")
+                #expect(compared.errors.hasPrefix("Error: compare-stores: the stores differ from the other's in "), "\(change.sql)")
+                #expect(compared.errors.contains(table), "\(change.sql): \(compared.errors)")
+            } else {
+                #expect(compared.status == 0, "\(change.sql): \(compared.errors)")
             }
         }
     }
