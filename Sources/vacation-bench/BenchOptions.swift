@@ -22,6 +22,9 @@ struct BenchOptions {
     /// Internal: compare two stores' fingerprints and exit (`--compare-stores A B`), so that
     /// tests can check what the bench counts as the same content.
     var compareStores: (String, String)?
+    /// The floor's connection settings instead of the chosen ones (`--limit-settings
+    /// cache=MIB,mmap=MIB,temp=memory`), for finding the best.
+    var limitSettings: LimitImporter.Settings?
 
     static let usage = """
         USAGE: vacation-bench [--photos N] [--json] [--runs N] [--only FIGURE,...] [--keep]
@@ -42,6 +45,9 @@ struct BenchOptions {
                               in a child process (minutes: a million photos by default)
           --memory-photos N   photos in the memory figure's feed (default 1000000)
           --keep              keep the generated feeds and stores
+          --limit-settings cache=MIB,mmap=MIB,temp=memory
+                              the floor's page cache, memory map and temporary store, instead
+                              of the settings measurement chose (to measure others)
           -h, --help          show this help
         """
 
@@ -83,6 +89,9 @@ struct BenchOptions {
                 let values = Array(remaining.prefix(3))
                 remaining = remaining.dropFirst(3)
                 options.childImport = (values[0], values[1], values[2])
+            case "--limit-settings":
+                guard let text = remaining.popFirst() else { throw UsageError(description: "--limit-settings needs settings") }
+                options.limitSettings = try LimitImporter.Settings(parsing: text)
             case "--compare-stores":
                 guard remaining.count >= 2 else { throw UsageError(description: "--compare-stores needs two store paths") }
                 options.compareStores = (remaining[remaining.startIndex], remaining[remaining.startIndex + 1])

@@ -16,7 +16,7 @@ extension BenchRunner {
     func measureImport(figure: String, feed: URL, recording: Bool = true) throws {
         let sides: [Side] = recording ? [.ours, .baseline, .limit] : [.ours, .baseline]
         var reports: [Side: ImportCounts] = [:]
-        let limitSettings = LimitImporter.Settings.best(forFeedBytes: try Self.size(of: feed))
+        let limitSettings = try options.limitSettings ?? LimitImporter.Settings.best(forFeedBytes: Self.size(of: feed))
         let times = try alternate(figure, runs: recording ? options.runs : 0, sides: sides, { side, round in
             progress("\(figure) round \(round) of \(recording ? options.runs : 0) (\(round == 0 ? "warm-up, " : "")\(side.rawValue))")
             let store = try emptyStore(for: side, figure: figure, round: round)

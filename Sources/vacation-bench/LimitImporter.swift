@@ -31,6 +31,26 @@ final class LimitImporter {
                 + "temp_store \(memoryTempStore ? "MEMORY" : "default")"
         }
 
+        init(cacheKibibytes: Int?, mmapBytes: Int?, memoryTempStore: Bool) {
+            self.cacheKibibytes = cacheKibibytes
+            self.mmapBytes = mmapBytes
+            self.memoryTempStore = memoryTempStore
+        }
+
+        /// `cache=MIB,mmap=MIB,temp=memory`, any of them; what is left out keeps SQLite's default.
+        init(parsing text: String) throws {
+            for item in text.split(separator: ",") {
+                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { throw BenchOptions.UsageError(description: "--limit-settings: '\(item)' is not NAME=VALUE") }
+                switch (parts[0], Int(parts[1])) {
+                case ("cache", let mebibytes?) where mebibytes > 0: cacheKibibytes = mebibytes * 1024
+                case ("mmap", let mebibytes?) where mebibytes >= 0: mmapBytes = mebibytes << 20
+                case ("temp", _) where parts[1] == "memory": memoryTempStore = true
+                default: throw BenchOptions.UsageError(description: "--limit-settings: unknown setting '\(item)'")
+                }
+            }
+        }
+
         /// What measurement chose (README.md, "Performance"): a page cache that holds the pages
         /// the load touches (the store grows by about 520 bytes a photo), nothing else.
         static func best(forFeedBytes bytes: Int) -> Settings {
