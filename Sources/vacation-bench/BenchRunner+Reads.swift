@@ -55,7 +55,7 @@ extension BenchRunner {
     /// Runs `ours` and `baseline` in alternating rounds after a warm-up; each returns its time
     /// and what it read, and the two must agree.
     func compare(_ figure: String, runs: Int, ours: () throws -> (Double, ReadDigest),
-                 baseline: () throws -> (Double, ReadDigest)) throws -> [Side: [Double]] {
+                 baseline: () throws -> (Double, ReadDigest)) throws -> SideTimes {
         var read: [Side: ReadDigest] = [:]
         return try alternate(figure, runs: runs, { side, _ in
             let (time, digest) = try side == .ours ? ours() : baseline()

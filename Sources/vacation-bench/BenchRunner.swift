@@ -102,24 +102,31 @@ final class BenchRunner {
     /// dropped.
     func alternate(_ figure: String, runs: Int, sides: [Side] = [.ours, .baseline],
                    _ body: (_ side: Side, _ round: Int) throws -> Double,
-                   afterRound: (_ round: Int) throws -> Void = { _ in }) throws -> [Side: [Double]] {
-        var times: [Side: [Double]] = [:]
+                   afterRound: (_ round: Int) throws -> Void = { _ in }) throws -> SideTimes {
+        var times = SideTimes()
         for round in 0...runs {
             for side in Self.order(sides, round: round) {
                 let time = try body(side, round)
-                if round > 0 { times[side, default: []].append(time) }
+                if round > 0 {
+                    times.wall[side, default: []].append(time)
+                    // `body` times its side with `timed`, which leaves the CPU time here.
+                    times.cpu[side, default: []].append(lastCPUMilliseconds)
+                }
             }
             try afterRound(round)
         }
         return times
     }
 
-    func record(_ name: String, _ times: [Side: [Double]], goal: String?, photos: Int? = nil,
+    func record(_ name: String, _ times: SideTimes, goal: String?, photos: Int? = nil,
                 meets: (Figure) -> Bool = { _ in true }) {
-        let ours = times[.ours] ?? [], baseline = times[.baseline] ?? []
+        let ours = times.wall[.ours] ?? [], baseline = times.wall[.baseline] ?? []
         var figure = Figure(name: name, photos: photos ?? options.photos, kind: .time(ours: ours.median, baseline: baseline.median))
         figure.runs = ours.count
-        figure.limit = times[.limit]?.median
+        figure.limit = times.wall[.limit]?.median
+        if let oursCPU = times.cpu[.ours], let baselineCPU = times.cpu[.baseline] {
+            figure.cpu = (oursCPU.median, baselineCPU.median, times.cpu[.limit]?.median)
+        }
         if let goal {
             figure.goal = goal
             figure.meetsGoal = meets(figure)
@@ -128,6 +135,12 @@ final class BenchRunner {
         var line = String(format: "%@: ours %.1f ms, baseline %.1f ms, ratio %.2f", name, ours.median, baseline.median, figure.ratio)
         if let limitRatio = figure.limitRatio, let limit = figure.limit {
             line += String(format: "; limit %.1f ms, ours ÷ limit %.2f", limit, limitRatio)
+        }
+        if let cpu = figure.cpu, let cpuRatio = figure.cpuRatio {
+            line += String(format: "; CPU ours %.1f ms, baseline %.1f ms, ratio %.2f", cpu.ours, cpu.baseline, cpuRatio)
+            if let limit = cpu.limit, let cpuLimitRatio = figure.cpuLimitRatio {
+                line += String(format: ", limit %.1f ms, ours ÷ limit %.2f", limit, cpuLimitRatio)
+            }
         }
         progress(line)
     }

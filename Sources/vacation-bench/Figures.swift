@@ -7,11 +7,31 @@ func monotonicMilliseconds() -> Double {
     return Double(now.tv_sec) * 1_000 + Double(now.tv_nsec) / 1_000_000
 }
 
-/// How long `body` takes, in milliseconds.
+/// CPU time of this process, user and system, in milliseconds.
+func processCPUMilliseconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+    return Double(now.tv_sec) * 1_000 + Double(now.tv_nsec) / 1_000_000
+}
+
+/// The CPU time (user and system) of the last `timed` call, in milliseconds: on a machine
+/// shared with other work, wall-clock times stretch with its load, CPU times much less.
+@MainActor var lastCPUMilliseconds = 0.0
+
+/// How long `body` takes, in milliseconds (wall clock); its CPU time goes to `lastCPUMilliseconds`.
+@MainActor
 func timed(_ body: () throws -> Void) rethrows -> Double {
     let start = monotonicMilliseconds()
+    let cpuStart = processCPUMilliseconds()
     try body()
+    lastCPUMilliseconds = processCPUMilliseconds() - cpuStart
     return monotonicMilliseconds() - start
+}
+
+/// Each side's times over a figure's measured rounds: wall clock and CPU.
+struct SideTimes {
+    var wall: [Side: [Double]] = [:]
+    var cpu: [Side: [Double]] = [:]
 }
 
 extension Array where Element == Double {
@@ -53,6 +73,12 @@ struct Figure {
     var runs = 0
     /// The floor's median (imports only): the same rows with the fastest reader and settings.
     var limit: Double?
+    /// Median CPU times (user and system) of ours, the baseline and the floor, where measured.
+    var cpu: (ours: Double, baseline: Double, limit: Double?)?
+
+    /// Ours over the baseline, and over the floor, in CPU time.
+    var cpuRatio: Double? { cpu.map { $0.ours / $0.baseline } }
+    var cpuLimitRatio: Double? { cpu.flatMap { cpu in cpu.limit.map { cpu.ours / $0 } } }
 
     /// Ours over the floor, when there is one.
     var limitRatio: Double? {
@@ -86,6 +112,12 @@ struct Figure {
         if let limit, let limitRatio {
             members += [("limit_ms", format(limit)), ("limit_ratio", format(limitRatio))]
         }
+        if let cpu {
+            members += [("cpu_ms", format(cpu.ours)), ("baseline_cpu_ms", format(cpu.baseline))]
+            if let limit = cpu.limit { members.append(("limit_cpu_ms", format(limit))) }
+        }
+        if let cpuRatio { members.append(("cpu_ratio", format(cpuRatio))) }
+        if let cpuLimitRatio { members.append(("limit_cpu_ratio", format(cpuLimitRatio))) }
         members.append(("runs", String(runs)))
         return "{" + members.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
     }
@@ -98,7 +130,7 @@ struct Figure {
 /// The readable table: one row per figure.
 enum FigureTable {
     static func render(_ figures: [Figure]) -> String {
-        var rows = [["figure", "photos", "runs", "ours", "baseline", "ratio", "limit", "÷ limit", "goal"]]
+        var rows = [["figure", "photos", "runs", "ours", "baseline", "ratio", "limit", "÷ limit", "cpu ratio", "cpu ÷ limit", "goal"]]
         for figure in figures {
             let (ours, baseline): (String, String)
             switch figure.kind {
@@ -113,7 +145,9 @@ enum FigureTable {
             }
             let goal = figure.goal.map { $0 + (figure.meetsGoal == false ? "  MISSED" : "  met") } ?? ""
             rows.append([figure.name, String(figure.photos), String(figure.runs), ours, baseline, String(format: "%.2f×", figure.ratio),
-                         figure.limit.map(milliseconds) ?? "", figure.limitRatio.map { String(format: "%.2f×", $0) } ?? "", goal])
+                         figure.limit.map(milliseconds) ?? "", figure.limitRatio.map { String(format: "%.2f×", $0) } ?? "",
+                         figure.cpuRatio.map { String(format: "%.2f×", $0) } ?? "", figure.cpuLimitRatio.map { String(format: "%.2f×", $0) } ?? "",
+                         goal])
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.enumerated().map { index, row in
