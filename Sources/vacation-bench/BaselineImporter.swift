@@ -72,8 +72,17 @@ final class BaselineImporter {
     }
 
     /// Imports one feed in one transaction.
-    static func importFeed(_ url: URL, intoStoreAt path: String, now: Date) throws -> ImportCounts {
+    /// `pageCacheKibibytes` is the page cache the import works with, as the framework's import
+    /// does (`FeedImporter.pageCacheKibibytes`); nil keeps SQLite's default. `memoryJournals`
+    /// follows `FeedImporter.memoryJournals`.
+    static func importFeed(_ url: URL, intoStoreAt path: String, now: Date,
+                           pageCacheKibibytes: Int? = FeedImporter.bulkPageCacheKibibytes,
+                           memoryJournals: Bool = true) throws -> ImportCounts {
         let database = try RawDatabase(path: path)
+        if let pageCacheKibibytes { try database.execute("PRAGMA cache_size = -\(pageCacheKibibytes)") }
+        // The baseline opens no savepoints and has no triggers, so it journals nothing; set as
+        // ours is all the same.
+        if memoryJournals { try database.execute("PRAGMA temp_store = MEMORY") }
         let importer = try BaselineImporter(database: database, now: now)
         try database.execute("BEGIN IMMEDIATE TRANSACTION")
         do {

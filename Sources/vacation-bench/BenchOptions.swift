@@ -1,4 +1,5 @@
 import Foundation
+import Vacations
 
 /// The command line: `vacation-bench [--photos N] [--json] [--memory] [--runs N] …`.
 struct BenchOptions {
@@ -25,6 +26,12 @@ struct BenchOptions {
     /// The floor's connection settings instead of the chosen ones (`--limit-settings
     /// cache=MIB,mmap=MIB,temp=memory`), for finding the best.
     var limitSettings: LimitImporter.Settings?
+    /// The page cache (KiB) of ours and the baseline's imports; nil is SQLite's default 2 MB
+    /// (`--import-cache sqlite`), which is what they had before.
+    var importCacheKibibytes: Int? = FeedImporter.bulkPageCacheKibibytes
+    /// Whether ours and the baseline's imports keep their journals in memory
+    /// (`FeedImporter.memoryJournals`); `--import-journals file` for temporary files, as before.
+    var importMemoryJournals = true
 
     static let usage = """
         USAGE: vacation-bench [--photos N] [--json] [--runs N] [--only FIGURE,...] [--keep]
@@ -45,6 +52,11 @@ struct BenchOptions {
                               in a child process (minutes: a million photos by default)
           --memory-photos N   photos in the memory figure's feed (default 1000000)
           --keep              keep the generated feeds and stores
+          --import-cache MIB  the page cache of ours and the baseline's imports (default 16,
+                              FeedImporter's); 'sqlite' for SQLite's default (2 MB)
+          --import-journals memory|file
+                              savepoint and statement journals of ours and the baseline's
+                              imports in memory (default, FeedImporter's) or temporary files
           --limit-settings cache=MIB,mmap=MIB,temp=memory
                               the floor's page cache, memory map and temporary store, instead
                               of the settings measurement chose (to measure others)
@@ -89,6 +101,19 @@ struct BenchOptions {
                 let values = Array(remaining.prefix(3))
                 remaining = remaining.dropFirst(3)
                 options.childImport = (values[0], values[1], values[2])
+            case "--import-cache":
+                if remaining.first == "sqlite" {
+                    remaining.removeFirst()
+                    options.importCacheKibibytes = nil
+                } else {
+                    options.importCacheKibibytes = try count(after: argument) * 1024
+                }
+            case "--import-journals":
+                switch remaining.popFirst() {
+                case "memory": options.importMemoryJournals = true
+                case "file": options.importMemoryJournals = false
+                default: throw UsageError(description: "--import-journals needs 'memory' or 'file'")
+                }
             case "--limit-settings":
                 guard let text = remaining.popFirst() else { throw UsageError(description: "--limit-settings needs settings") }
                 options.limitSettings = try LimitImporter.Settings(parsing: text)

@@ -26,7 +26,9 @@ extension BenchRunner {
             case .ours:
                 time = try timed { counts = try importIntoVacation("\(figure) \(round)", feeds: [feed]) }
             case .baseline:
-                time = try timed { counts = try BaselineImporter.importFeed(feed, intoStoreAt: store, now: Self.visitTime) }
+                time = try timed { counts = try BaselineImporter.importFeed(feed, intoStoreAt: store, now: Self.visitTime,
+                                                                                 pageCacheKibibytes: options.importCacheKibibytes,
+                                                                                 memoryJournals: options.importMemoryJournals) }
             case .limit:
                 time = try timed {
                     counts.added = try LimitImporter.importFeed(feed, intoStoreAt: store, now: Self.visitTime, settings: limitSettings)
@@ -70,7 +72,9 @@ extension BenchRunner {
                 time = try timed { counts = try importIntoVacation(vacationName, feeds: [xmlFeed]) }
                 try Self.requireClosed(try storePath(ofVacation: vacationName), side: side, figure: "reimport")
             case .baseline, .limit:
-                time = try timed { counts = try BaselineImporter.importFeed(xmlFeed, intoStoreAt: baselineStore, now: Self.visitTime) }
+                time = try timed { counts = try BaselineImporter.importFeed(xmlFeed, intoStoreAt: baselineStore, now: Self.visitTime,
+                                                                                 pageCacheKibibytes: options.importCacheKibibytes,
+                                                                                 memoryJournals: options.importMemoryJournals) }
                 try Self.requireClosed(baselineStore, side: side, figure: "reimport")
             }
             reports[side] = counts
@@ -87,8 +91,10 @@ extension BenchRunner {
     /// Opens the vacation as `vacation import` does, imports, and closes it.
     func importIntoVacation(_ name: String, feeds: [URL]) throws -> ImportCounts {
         let document = try library.open(named: name)
-        let report = FeedImporter(coordinator: try document.coordinator)
-            .importFeeds(feeds.map { .file($0) }, rules: DraftRules(), now: Self.visitTime)
+        var importer = FeedImporter(coordinator: try document.coordinator)
+        importer.pageCacheKibibytes = options.importCacheKibibytes
+        importer.memoryJournals = options.importMemoryJournals
+        let report = importer.importFeeds(feeds.map { .file($0) }, rules: DraftRules(), now: Self.visitTime)
         try document.close()
         if let failure = report.files.first(where: { $0.failure != nil })?.failure {
             throw BenchError("the import into \(name) failed: \(failure)")
@@ -141,10 +147,12 @@ extension BenchRunner {
         try FlickrFeedGenerator(photos: photos).writeXML(to: feed)
         progress("memory: importing \(photos) photos in a child process (ours)")
         let oursFolder = path("memory-ours")
-        let ours = try MemoryProbe.measure(side: "ours", feed: feed, folder: oursFolder)
+        let ours = try MemoryProbe.measure(side: "ours", feed: feed, folder: oursFolder,
+                                                 pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals)
         progress("memory: importing \(photos) photos in a child process (baseline)")
         let baselineFolder = path("memory-baseline")
-        let baseline = try MemoryProbe.measure(side: "baseline", feed: feed, folder: baselineFolder)
+        let baseline = try MemoryProbe.measure(side: "baseline", feed: feed, folder: baselineFolder,
+                                                     pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals)
         try? FileManager.default.removeItem(at: feed)
         progress("memory: comparing the two stores")
         try StoreFingerprint.requireEqual(MemoryProbe.oursStore(in: oursFolder).path, MemoryProbe.baselineStore(in: baselineFolder).path,

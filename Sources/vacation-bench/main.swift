@@ -24,7 +24,8 @@ do {
         exit(0)
     }
     if let child = options.childImport {
-        try MemoryProbe.runChild(side: child.side, feed: child.feed, folder: child.folder)
+        try MemoryProbe.runChild(side: child.side, feed: child.feed, folder: child.folder,
+                                 pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals)
         exit(0)
     }
     let runner = try BenchRunner(options: options)

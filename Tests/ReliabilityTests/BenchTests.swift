@@ -139,7 +139,8 @@ struct BenchTests {
 
     @Test("bad options are a usage error (64) with the usage text; --only names figures")
     func usage() throws {
-        for arguments in [["--photos", "0"], ["--only", "import-xml,teleport"], ["--frobnicate"]] {
+        for arguments in [["--photos", "0"], ["--only", "import-xml,teleport"], ["--frobnicate"], ["--limit-settings", "cache=0"],
+                          ["--limit-settings", "cache=64,turbo=1"], ["--limit-settings", "cache"], ["--limit-settings"]] {
             let result = try ProductProcess.run("vacation-bench", arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.errors.hasPrefix("Error: "), "\(arguments)")

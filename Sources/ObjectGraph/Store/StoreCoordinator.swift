@@ -90,7 +90,38 @@ public final class StoreCoordinator: Sendable {
     ///     for chunk in chunks { try importChunk(chunk, into: context); try context.save(); context.reset() }
     /// }
     /// ```
-    public func performTransaction<T>(listingLimit: Int = 50_000, _ body: () throws -> T) throws -> T {
+    ///
+    /// A transaction that writes much (a bulk import) can ask for a page cache of
+    /// `pageCacheKibibytes` while it runs, and for its statement and savepoint journals in
+    /// memory (`memoryJournals`, SQLite's `temp_store = MEMORY`); the connection's own settings
+    /// come back after it. SQLite's default cache (2 MB) lets go of pages such a transaction
+    /// soon touches again: dirty ones spill to the WAL, and are read back from it, written
+    /// again, checkpointed. And every save in the transaction is a savepoint, every statement
+    /// on a table with triggers a statement savepoint, each journalling the pages it changes
+    /// to a temporary file.
+    public func performTransaction<T>(listingLimit: Int = 50_000, pageCacheKibibytes: Int? = nil,
+                                      memoryJournals: Bool = false, _ body: () throws -> T) throws -> T {
+        if pageCacheKibibytes != nil || memoryJournals {
+            let previous = try store.withLock { store in
+                let previous = (cache: try store.connection.scalar("PRAGMA cache_size"),
+                                temporary: try store.connection.scalar("PRAGMA temp_store"))
+                if let pageCacheKibibytes { try store.connection.execute("PRAGMA cache_size = -\(max(1, pageCacheKibibytes))") }
+                if memoryJournals { try store.connection.execute("PRAGMA temp_store = MEMORY") }
+                return previous
+            }
+            defer {
+                // Setting these cannot fail outside a transaction (SQLite records them and trims
+                // the cache); a failure would leave a larger cache or journals in memory, not
+                // wrong data.
+                if case .integer(let size)? = previous.cache {
+                    try? store.withLock { try $0.connection.execute("PRAGMA cache_size = \(size)") }
+                }
+                if case .integer(let mode)? = previous.temporary {
+                    try? store.withLock { try $0.connection.execute("PRAGMA temp_store = \(mode)") }
+                }
+            }
+            return try performTransaction(listingLimit: listingLimit, body)
+        }
         try store.withLock { try $0.connection.beginTransaction(.immediate) }
         heldBack.withLock { $0 = HeldChanges(limit: listingLimit) }
         let result: T

@@ -40,6 +40,19 @@ public struct FeedImporter {
     /// rewrites the tags it links (their versions move), so chunks much smaller than a feed's
     /// tag vocabulary cost more; 5,000 photos take a few megabytes.
     public var chunkSize = 5_000
+    /// The page cache (KiB) an import's transaction works with, in place of SQLite's default
+    /// 2 MB: a feed's photos, links, indexes and search index rows touch pages all over the
+    /// store, and a cache that keeps them saves re-reading them and spilling them to the WAL
+    /// (README.md, "Performance"). SQLite allocates the cache's pages only as it needs them, so
+    /// a small import costs no more; nil keeps the connection's size.
+    public var pageCacheKibibytes: Int? = FeedImporter.bulkPageCacheKibibytes
+    /// What an import asks for unless told otherwise (the bench's baseline uses it too).
+    public static let bulkPageCacheKibibytes = 16 * 1024
+    /// Whether the import's savepoint and statement journals stay in memory rather than in
+    /// temporary files: each chunk's save is a savepoint, each statement on a table with
+    /// (search index) triggers a statement savepoint, and their journals hold the pages they
+    /// change — a few megabytes at most, written and read back for nothing when on disk.
+    public var memoryJournals = true
     /// Called after each chunk with the photos read so far in the current file.
     public var progress: ((_ file: String, _ photos: Int) -> Void)?
 
@@ -67,7 +80,7 @@ public struct FeedImporter {
         var report = FileImportReport(path: source.displayPath)
         var learned: [FlickrPlace] = []
         do {
-            try coordinator.performTransaction {
+            try coordinator.performTransaction(pageCacheKibibytes: pageCacheKibibytes, memoryJournals: memoryJournals) {
                 try importInsideTransaction(source, rules: rules, now: now, into: &report, learning: &learned)
             }
         } catch {
@@ -98,7 +111,7 @@ public struct FeedImporter {
         var report = ImportReport()
         var rules = rules
         do {
-            try coordinator.performTransaction {
+            try coordinator.performTransaction(pageCacheKibibytes: pageCacheKibibytes, memoryJournals: memoryJournals) {
                 for source in sources {
                     report.files.append(FileImportReport(path: source.displayPath))
                     var learned: [FlickrPlace] = []
