@@ -1,7 +1,7 @@
 import CommandLineKit
 import Foundation
 
-// `vacation fetch` (DESIGN §8, "Straight from Flickr"): its spec and its typed options.
+// `vacation fetch` (README.md, "Straight from Flickr"): its spec and its typed options.
 
 extension VacationCommands {
     /// The options that choose what to fetch; exactly one is given (`--user` may name the owner

@@ -208,7 +208,7 @@ public enum VacationCommands {
             json,
         ])
 
-    // MARK: Seeing a vacation (DESIGN §8)
+    // MARK: Seeing a vacation (README.md, "Trips and exports")
 
     static let trips = CommandSpec(
         name: "trips",

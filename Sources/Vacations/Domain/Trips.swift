@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 
 /// A stretch of a vacation: photos taken with no gap longer than the trip gap between
-/// consecutive ones (DESIGN §8, `vacation trips`).
+/// consecutive ones (README.md, "Trips and exports").
 public struct Trip: Sendable, Equatable {
     /// The first and last dates taken.
     public var start: Date

@@ -41,7 +41,7 @@ public struct AlbumError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 }
 
-/// Smart albums: saved predicates over a vacation's photos (DESIGN §8). An album keeps its
+/// Smart albums: saved predicates over a vacation's photos (README.md, "Search and smart albums"). An album keeps its
 /// predicate's text, not its photos: `photos --album NAME` runs the predicate against the
 /// vacation as it is now.
 ///

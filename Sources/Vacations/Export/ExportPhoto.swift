@@ -13,7 +13,7 @@ public struct Coordinate: Sendable, Equatable {
     /// The coordinate of a photo's stored latitude and longitude, or nil when they say nothing:
     /// either missing, not finite, out of range, or both zero. Flickr writes 0,0 (with accuracy
     /// 0) for "no location"; the importer stores that as none, but a store written by another
-    /// tool may hold it, and exports never put a photo at 0,0 for "unknown" (DESIGN §8).
+    /// tool may hold it, and exports never put a photo at 0,0 for "unknown" (README.md, "Trips and exports").
     public init?(latitude: Double?, longitude: Double?) {
         guard let latitude, let longitude, latitude.isFinite, longitude.isFinite,
               (-90...90).contains(latitude), (-180...180).contains(longitude),

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What `vacation fetch` asks Flickr for (DESIGN §8): a photo list, or the top places.
+/// What `vacation fetch` asks Flickr for (README.md, "Straight from Flickr"): a photo list, or the top places.
 ///
 /// Each maps to a method of Flickr's REST API with its documented parameters:
 /// `flickr.photos.search` (`text`, `tags`, `place_id`, `user_id`), `flickr.photosets.getPhotos`

@@ -1,6 +1,6 @@
 import Foundation
 
-/// When a request to Flickr is tried again, and when it is given up (DESIGN §8: timeouts,
+/// When a request to Flickr is tried again, and when it is given up (README.md, "Straight from Flickr": timeouts,
 /// connection failures, interrupted transfers, 5xx and 429 are retried with backoff; the
 /// service is given up within 60 s).
 ///

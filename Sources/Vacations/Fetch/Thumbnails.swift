@@ -2,7 +2,7 @@ import Documents
 import Foundation
 
 /// The local copies of a vacation's thumbnails: `AdditionalContent/Thumbnails/<id>.jpg` in its
-/// bundle (DESIGN §8), so backups, which copy the bundle, carry them.
+/// bundle (README.md, "Straight from Flickr"), so backups, which copy the bundle, carry them.
 ///
 /// Each file is written whole or not at all (a temporary file in the same folder, flushed, then
 /// renamed into place), so a reader never sees half a thumbnail. Ids whose download failed are
