@@ -4,8 +4,8 @@
 /// try library.backup("Paris") { progress in bar.update(progress.fractionCompleted) }
 /// ```
 public struct CopyProgress: Sendable, Equatable {
-    public var pagesCopied: Int
-    public var totalPages: Int
+    package var pagesCopied: Int
+    package var totalPages: Int
 
     public init(pagesCopied: Int, totalPages: Int) {
         self.pagesCopied = pagesCopied

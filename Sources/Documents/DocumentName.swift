@@ -13,7 +13,7 @@ import Foundation
 /// ```
 public struct DocumentName: Sendable, Hashable, CustomStringConvertible {
     /// The most bytes a name may take in UTF-8 (after NFC normalisation).
-    public static let maximumUTF8Length = 200
+    static let maximumUTF8Length = 200
 
     /// The name, NFC-normalised.
     public let rawValue: String

@@ -41,7 +41,7 @@ public final class DocumentObservation {
 
     init(_ cancellation: @escaping @MainActor () -> Void) { self.cancellation = cancellation }
 
-    public func cancel() {
+    package func cancel() {
         cancellation?()
         cancellation = nil
     }

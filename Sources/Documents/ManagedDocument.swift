@@ -24,7 +24,7 @@ public final class ManagedDocument {
         /// How long after the last change autosave waits before saving; nil turns autosave off.
         public var autosaveDelay: Duration?
         /// Written to the metadata as the version of the app that last wrote the document.
-        public var appVersion: String
+        package var appVersion: String
         /// When true, SIGINT and SIGTERM save and close every open document before the process
         /// stops (see `StopSignalMonitor`).
         public var handlesStopSignals: Bool
@@ -55,7 +55,7 @@ public final class ManagedDocument {
     /// The bundle's name without its extension.
     public nonisolated let name: String
     public nonisolated let model: ObjectModel
-    public var configuration: Configuration
+    package var configuration: Configuration
     /// The document's state; observe it with `observeState(_:)`.
     public internal(set) var state: DocumentState = .closed {
         didSet {
@@ -64,7 +64,7 @@ public final class ManagedDocument {
         }
     }
     /// The metadata as last read or written; nil while closed.
-    public internal(set) var metadata: DocumentMetadata?
+    package internal(set) var metadata: DocumentMetadata?
     /// Why the last save failed, while `state` contains `savingError`.
     public internal(set) var lastSaveError: DocumentError?
 
@@ -247,9 +247,9 @@ public final class ManagedDocument {
     }
 
     /// True when the view context or the writer holds changes not yet in the store.
-    public var hasUnsavedChanges: Bool { session?.container.hasChanges ?? false }
+    package var hasUnsavedChanges: Bool { session?.container.hasChanges ?? false }
 
-    public var isOpen: Bool { session != nil }
+    package var isOpen: Bool { session != nil }
 
     // MARK: Observing
 

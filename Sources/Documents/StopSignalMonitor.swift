@@ -30,8 +30,8 @@ public final class StopSignalMonitor: Sendable {
         var hasTerminated = false
     }
 
-    public let signals: [Int32]
-    public let gracePeriod: Duration
+    package let signals: [Int32]
+    let gracePeriod: Duration
     private let onStop: @Sendable @MainActor (Int32) -> Void
     private let terminate: Terminate
     private let queue = DispatchQueue(label: "vacations.stop-signals")
@@ -47,7 +47,7 @@ public final class StopSignalMonitor: Sendable {
     }
 
     /// Starts catching the signals (their previous action is suspended meanwhile).
-    public func start() {
+    package func start() {
         let isFirst = state.withLock { state in
             defer { state.isStarted = true }
             return !state.isStarted
@@ -56,7 +56,7 @@ public final class StopSignalMonitor: Sendable {
     }
 
     /// Stops catching the signals and gives them back their previous action.
-    public func cancel() {
+    package func cancel() {
         let wasStarted = state.withLock { state in
             defer { state.isStarted = false }
             return state.isStarted
@@ -67,7 +67,7 @@ public final class StopSignalMonitor: Sendable {
     deinit { cancel() }
 
     /// What happens when `signal` arrives; called by the relay, and by tests.
-    public func handle(signal signalNumber: Int32) {
+    package func handle(signal signalNumber: Int32) {
         let isFirst = state.withLock { state in
             defer { state.isStopping = true }
             return !state.isStopping

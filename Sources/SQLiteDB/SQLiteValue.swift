@@ -12,7 +12,7 @@ public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
     case text(String)
     case blob(Data)
 
-    public var isNull: Bool { if case .null = self { true } else { false } }
+    package var isNull: Bool { if case .null = self { true } else { false } }
 
     public var description: String {
         switch self {
@@ -24,7 +24,7 @@ public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var integerValue: Int64? {
+    package var integerValue: Int64? {
         switch self {
         case .integer(let value): value
         case .real(let value): Int64(exactly: value.rounded(.towardZero))
@@ -32,7 +32,7 @@ public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var realValue: Double? {
+    package var realValue: Double? {
         switch self {
         case .integer(let value): Double(value)
         case .real(let value): value
@@ -40,12 +40,12 @@ public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var textValue: String? { if case .text(let value) = self { value } else { nil } }
-    public var blobValue: Data? { if case .blob(let value) = self { value } else { nil } }
+    package var textValue: String? { if case .text(let value) = self { value } else { nil } }
+    package var blobValue: Data? { if case .blob(let value) = self { value } else { nil } }
 }
 
 /// Dates are stored as Core Data stores them: seconds since 2001-01-01 00:00:00 UTC, as a REAL.
-public enum SQLiteDate {
+enum SQLiteDate {
     public static func storedValue(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate }
-    public static func date(_ seconds: Double) -> Date { Date(timeIntervalSinceReferenceDate: seconds) }
+    static func date(_ seconds: Double) -> Date { Date(timeIntervalSinceReferenceDate: seconds) }
 }

@@ -54,7 +54,7 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
     /// The file the problem is in, when it came from one.
     public var url: URL?
     /// The 1-based line, when known.
-    public var line: Int?
+    package var line: Int?
 
     public init(_ kind: Kind, url: URL? = nil, line: Int? = nil) {
         self.kind = kind

@@ -31,7 +31,7 @@ public struct CoreDataEntityTable: Sendable, Equatable {
     }
 
     /// The table Core Data keeps its own entity `name` in.
-    public static func tableName(_ name: String) -> String { "A" + name.uppercased() }
+    package static func tableName(_ name: String) -> String { "A" + name.uppercased() }
 }
 
 extension StoreModelInference {

@@ -42,7 +42,7 @@ public struct InferredStoreModel: Sendable {
 
 /// One column of a hierarchy table and the property it became.
 public struct InferredColumn: Sendable, Equatable {
-    public enum Role: Sendable, Equatable {
+    package enum Role: Sendable, Equatable {
         case attribute(AttributeType)
         /// A to-one relationship's key column.
         case toOne(destination: String, evidence: ToOneEvidence)
@@ -55,11 +55,11 @@ public struct InferredColumn: Sendable, Equatable {
     /// The entity that declares the property.
     public let entity: String
     public let property: String
-    public let role: Role
+    package let role: Role
 }
 
 /// Why an `INTEGER` column was taken for a to-one relationship.
-public enum ToOneEvidence: String, Sendable, Equatable {
+package enum ToOneEvidence: String, Sendable, Equatable {
     /// A companion `Z<n>_<NAME>` column exists: the destination is entity `n`.
     case entityColumn
     /// The column's name names the destination, and the stored keys agree.
@@ -78,19 +78,19 @@ public struct InferredJoinTable: Sendable, Equatable {
     public let table: String
     /// Entity `n`, which declares `relationship`; its keys are in `sourceColumn`.
     public let entity: String
-    public let relationship: String
-    public let sourceColumn: String
+    package let relationship: String
+    package let sourceColumn: String
     /// The other side, which declares `inverse`; its keys are in `destinationColumn`.
     public let destination: String
     public let inverse: String
-    public let destinationColumn: String
+    package let destinationColumn: String
     /// `Z_FOK_…` of the source's keys: `inverse` is ordered, in this column's order.
-    public let sourceOrderColumn: String?
+    let sourceOrderColumn: String?
     /// `Z_FOK_…` of the destination's keys: `relationship` is ordered, in this column's order.
-    public let destinationOrderColumn: String?
+    let destinationOrderColumn: String?
 
     /// True for a relationship that is its own inverse (`REFLEXIVE` column).
-    public var isReflexive: Bool { destinationColumn == ObjectModel.JoinTable.reflexiveColumn }
+    package var isReflexive: Bool { destinationColumn == ObjectModel.JoinTable.reflexiveColumn }
 }
 
 /// Infers a model from a Core Data store alone, for when no model file is at hand.
@@ -109,14 +109,14 @@ public enum StoreModelInference {
     ///
     /// - Throws: `StoreError` when the file is not a Core Data store or its bookkeeping is
     ///   inconsistent, `SQLiteError` when it cannot be read.
-    public static func infer(fromStoreAt url: URL) throws -> InferredStoreModel {
+    package static func infer(fromStoreAt url: URL) throws -> InferredStoreModel {
         let connection = try Connection(path: url.path, configuration: .init(
             readOnly: true, create: false, journalMode: nil, synchronous: nil))
         return try infer(from: connection)
     }
 
     /// Infers the model of the store open on `connection`; reads only.
-    public static func infer(from connection: Connection) throws -> InferredStoreModel {
+    package static func infer(from connection: Connection) throws -> InferredStoreModel {
         var inference = try Inference(connection: connection)
         return try inference.run()
     }

@@ -20,20 +20,20 @@ public struct StoreSummary: Sendable {
         /// Rows whose `Z_ENT` is this entity's (not its subentities'); nil when the table is missing.
         public var rows: Int?
         /// `Z_MAX`: the highest key handed out.
-        public var maximumKey: Int64
+        package var maximumKey: Int64
     }
 
     /// `Z_METADATA.Z_UUID`.
     public var uuid: String
     /// `Z_METADATA.Z_PLIST`, decoded.
-    public var metadata: [String: any Sendable]
+    package var metadata: [String: any Sendable]
     /// `wal`, `delete`, … as SQLite reports it.
     public var journalMode: String
     public var entities: [EntityRows]
     /// `NSStoreModelVersionHashes`: the model the store was last written with.
-    public var versionHashes: [String: Data]
+    package var versionHashes: [String: Data]
     /// Whether the store keeps Core Data's compiled model in `Z_MODELCACHE`.
-    public var hasModelCache: Bool
+    package var hasModelCache: Bool
 
     /// Reads the store at `url`, which is opened read-only.
     ///

@@ -20,11 +20,11 @@ public struct ObjectLoadError: Error, CustomStringConvertible {
     public var objectID: ObjectID
     public var entityName: String
     /// The to-many relationship that failed to load; nil when the object's attributes did.
-    public var relationship: String?
+    package var relationship: String?
     /// How many objects were loading together (a fault fires with up to 255 neighbours).
-    public var batchCount: Int
+    package var batchCount: Int
     /// What the store or the parent context threw.
-    public var underlying: any Error
+    package var underlying: any Error
 
     public var description: String {
         let key = objectID.isTemporary ? "t\(-objectID.primaryKey)" : "p\(objectID.primaryKey)"

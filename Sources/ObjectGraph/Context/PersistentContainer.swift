@@ -39,7 +39,7 @@ public final class PersistentContainer {
     }
 
     /// Runs `body` in a fresh background context.
-    public func performBackgroundTask<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
+    func performBackgroundTask<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
         try await newBackgroundContext().perform(body)
     }
 

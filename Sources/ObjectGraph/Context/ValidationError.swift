@@ -5,7 +5,7 @@ import Foundation
 /// Its description names the object, the property and the rule:
 /// `Photo t3: title is required`.
 public struct ValidationError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Rule: String, Sendable {
+    package enum Rule: String, Sendable {
         /// A non-optional attribute or to-one relationship has no value.
         case required
         /// A floating-point attribute holds NaN, which SQLite cannot store.
@@ -19,8 +19,8 @@ public struct ValidationError: Error, CustomStringConvertible, Sendable, Equatab
     public var objectID: ObjectID
     public var entityName: String
     public var property: String
-    public var rule: Rule
-    public var detail: String
+    package var rule: Rule
+    package var detail: String
 
     public var description: String {
         let object = objectID.isTemporary ? "t\(-objectID.primaryKey)" : "p\(objectID.primaryKey)"

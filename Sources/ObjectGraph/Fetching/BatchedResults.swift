@@ -9,7 +9,7 @@ import Foundation
 /// ```
 /// The collection belongs to its context's isolation domain, like the objects it hands out.
 public struct BatchedResults<Result: ManagedObject>: RandomAccessCollection {
-    public let objectIDs: [ObjectID]
+    package let objectIDs: [ObjectID]
     public let batchSize: Int
     private let context: ObjectContext
 

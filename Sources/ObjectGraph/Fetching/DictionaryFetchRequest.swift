@@ -43,7 +43,7 @@ public struct DictionaryFetchRequest: Sendable {
     /// Drops repeated rows.
     public var distinct: Bool
     /// By column name or by key path.
-    public var sortDescriptors: [ObjectSortDescriptor]
+    package var sortDescriptors: [ObjectSortDescriptor]
     public var limit: Int?
 
     public init(entityName: String, predicate: ObjectPredicate? = nil, columns: [Column], groupBy: [String] = [],

@@ -12,7 +12,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// The entity to fetch; nil means the entity whose class is `Result`.
     public var entityName: String?
     public var predicate: ObjectPredicate?
-    public var sortDescriptors: [ObjectSortDescriptor]
+    package var sortDescriptors: [ObjectSortDescriptor]
     /// At most this many results; nil for all.
     public var fetchLimit: Int?
     public var fetchOffset: Int

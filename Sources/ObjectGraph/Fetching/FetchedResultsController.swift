@@ -2,8 +2,8 @@ import Foundation
 
 /// A position in sectioned results: a section and an item within it.
 public struct ResultsIndexPath: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var section: Int
-    public var item: Int
+    package var section: Int
+    package var item: Int
 
     public init(item: Int, section: Int) {
         self.section = section
@@ -24,14 +24,14 @@ public struct ResultsIndexPath: Hashable, Sendable, Comparable, CustomStringConv
 /// To apply: delete rows and sections (old positions, highest first), insert sections and rows
 /// (new positions, lowest first), place moves at their new positions, then reload updated rows.
 public struct ResultsChanges: Sendable, Equatable {
-    public var deletedSections: [Int] = []
-    public var insertedSections: [Int] = []
-    public var deletedItems: [ResultsIndexPath] = []
-    public var insertedItems: [ResultsIndexPath] = []
-    public var movedItems: [(from: ResultsIndexPath, to: ResultsIndexPath)] = []
-    public var updatedItems: [ResultsIndexPath] = []
+    package var deletedSections: [Int] = []
+    package var insertedSections: [Int] = []
+    package var deletedItems: [ResultsIndexPath] = []
+    package var insertedItems: [ResultsIndexPath] = []
+    package var movedItems: [(from: ResultsIndexPath, to: ResultsIndexPath)] = []
+    package var updatedItems: [ResultsIndexPath] = []
 
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         deletedSections.isEmpty && insertedSections.isEmpty && deletedItems.isEmpty && insertedItems.isEmpty
             && movedItems.isEmpty && updatedItems.isEmpty
     }
@@ -60,16 +60,16 @@ public struct ResultsChanges: Sendable, Equatable {
 /// fails is reported to `onError` and kept in `lastError`, never taken for empty results.
 public final class FetchedResultsController<Result: ManagedObject> {
     /// One section: the section key's value as text ("" for none) and its objects.
-    public struct Section {
-        public let name: String
-        public internal(set) var objects: [Result]
-        public var count: Int { objects.count }
+    package struct Section {
+        package let name: String
+        package internal(set) var objects: [Result]
+        package var count: Int { objects.count }
     }
 
     public let request: FetchRequest<Result>
     public let context: ObjectContext
     public let sectionKeyPath: String?
-    public private(set) var sections: [Section] = []
+    package private(set) var sections: [Section] = []
     /// Called with each non-empty change after the results were refreshed.
     public var onChange: ((ResultsChanges) -> Void)?
     /// Called when refreshing after a change of the context fails (the store could not be
@@ -119,7 +119,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
     }
 
     /// Every object, in order.
-    public var fetchedObjects: [Result] { sections.flatMap(\.objects) }
+    package var fetchedObjects: [Result] { sections.flatMap(\.objects) }
 
     public func object(at indexPath: ResultsIndexPath) -> Result {
         sections[indexPath.section].objects[indexPath.item]

@@ -19,9 +19,9 @@ public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible 
         case localized
     }
 
-    public var keyPath: String
+    package var keyPath: String
     public var ascending: Bool
-    public var comparison: Comparison
+    package var comparison: Comparison
 
     public init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary) {
         self.keyPath = keyPath

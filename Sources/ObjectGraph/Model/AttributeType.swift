@@ -15,10 +15,10 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
 
     /// Whether a store can hold the type (a composite through its elements' columns); the
     /// others are for transient attributes.
-    public var isStorable: Bool { self != .undefined && self != .objectID }
+    var isStorable: Bool { self != .undefined && self != .objectID }
 
     /// The column type Core Data declares in its SQLite tables.
-    public var sqlType: String {
+    package var sqlType: String {
         switch self {
         case .boolean, .integer16, .integer32, .integer64: "INTEGER"
         case .double, .float: "FLOAT"
@@ -47,7 +47,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
     }
 
     /// The name Xcode's model editor writes (`attributeType="Integer 16"`).
-    public var coreDataName: String {
+    package var coreDataName: String {
         switch self {
         case .string: "String"
         case .boolean: "Boolean"
@@ -74,5 +74,5 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
     }
 
     /// True for the integer and boolean types.
-    public var isInteger: Bool { columnGroup == 0 }
+    var isInteger: Bool { columnGroup == 0 }
 }

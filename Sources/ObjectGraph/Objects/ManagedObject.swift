@@ -94,7 +94,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var committedValues: [SQLiteValue]?
     @exclusivity(unchecked) var committedToOne: [ObjectID?]?
     /// True while the attributes have not been loaded.
-    @exclusivity(unchecked) public internal(set) var isFault: Bool
+    @exclusivity(unchecked) package internal(set) var isFault: Bool
     public internal(set) var isInserted = false
     public internal(set) var isDeleted = false
     /// True when the object is registered as changed (it may turn out to hold its old values).
@@ -169,7 +169,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Loads the attributes now if the object is a fault.
-    public final func fireFault() { fireFaultIfNeeded() }
+    final func fireFault() { fireFaultIfNeeded() }
 
     /// Called when the object is turned back into a fault; unsaved changes are dropped.
     final func turnIntoFault() {

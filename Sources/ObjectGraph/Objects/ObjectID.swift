@@ -14,16 +14,16 @@ import Synchronization
 /// ```
 public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The entity number (`Z_ENT`) of the object's own entity.
-    public let entityNumber: Int
+    package let entityNumber: Int
     /// `Z_PK` once saved; negative while temporary.
-    public let primaryKey: Int64
+    package let primaryKey: Int64
 
     public init(entityNumber: Int, primaryKey: Int64) {
         self.entityNumber = entityNumber
         self.primaryKey = primaryKey
     }
 
-    public var isTemporary: Bool { primaryKey < 0 }
+    package var isTemporary: Bool { primaryKey < 0 }
 
     // One word into the hasher instead of two: IDs are hashed on every registry lookup and
     // relationship change. Equal IDs give equal words; unequal ones rarely collide.
@@ -36,7 +36,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
     }
 
     /// Core Data's URI form: `x-coredata://<store UUID>/<Entity>/p<key>` (`t` for temporary IDs).
-    public func uriRepresentation(storeUUID: String, entityName: String) -> String {
+    package func uriRepresentation(storeUUID: String, entityName: String) -> String {
         "x-coredata://\(storeUUID)/\(entityName)/\(isTemporary ? "t\(-primaryKey)" : "p\(primaryKey)")"
     }
 

@@ -11,7 +11,7 @@ import Foundation
 /// ```
 public struct PredicateObjectReference: Sendable, Hashable, CustomStringConvertible {
     /// The wrapped identity, e.g. an object ID; the SQL back end reads its primary key from it.
-    public let base: any Hashable & Sendable
+    package let base: any Hashable & Sendable
 
     /// Wraps an identity.
     public init(_ base: some Hashable & Sendable) {

@@ -34,7 +34,7 @@ public enum PredicateValue: Sendable, Hashable {
     case object(PredicateObjectReference)
 
     /// Whether the value is `.null`.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }

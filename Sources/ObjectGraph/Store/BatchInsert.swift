@@ -147,11 +147,11 @@ public struct BatchInsert: Sendable {
         rows.append(row)
     }
 
-    public mutating func reserveCapacity(_ count: Int) {
+    package mutating func reserveCapacity(_ count: Int) {
         rows.reserveCapacity(count)
     }
 
-    public var isEmpty: Bool { rows.isEmpty }
+    package var isEmpty: Bool { rows.isEmpty }
 
     private func relationship(_ name: String) throws -> EntityRelationship {
         guard let relationship = entity.relationship(named: name) else {
@@ -168,9 +168,9 @@ public struct BatchInsert: Sendable {
 /// What a batch insert made.
 public struct BatchInsertResult: Sendable {
     /// The new objects' IDs, in row order.
-    public var objectIDs: [ObjectID]
+    package var objectIDs: [ObjectID]
     /// What was broadcast: the new objects, and the related objects whose inverses grew.
-    public var changeSet: ChangeSet
+    package var changeSet: ChangeSet
 }
 
 /// A batch insert refused: the first row that breaks a rule, or a key that cannot be used.
@@ -181,7 +181,7 @@ public struct BatchInsertError: Error, CustomStringConvertible, Sendable, Equata
     /// The row at fault (from 0), when a row is.
     public var row: Int?
     public var property: String?
-    public var detail: String
+    package var detail: String
 
     public init(entityName: String, row: Int? = nil, property: String? = nil, detail: String) {
         self.entityName = entityName

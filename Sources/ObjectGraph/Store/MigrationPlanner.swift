@@ -5,7 +5,7 @@ import SQLiteDB
 public struct MigrationError: Error, CustomStringConvertible, Sendable, Equatable {
     public var entity: String
     public var property: String?
-    public var reason: String
+    package var reason: String
 
     public init(entity: String, property: String?, reason: String) {
         self.entity = entity

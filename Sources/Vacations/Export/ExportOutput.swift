@@ -45,7 +45,7 @@ public final class ExportOutput {
     private let flushLimit: Int
     private let sink: ([UInt8]) throws -> Void
     /// Bytes handed on so far.
-    public private(set) var byteCount = 0
+    private(set) var byteCount = 0
 
     public init(flushLimit: Int = 1 << 16, sink: @escaping ([UInt8]) throws -> Void) {
         self.flushLimit = flushLimit
@@ -59,7 +59,7 @@ public final class ExportOutput {
     }
 
     /// Hands on what is buffered.
-    public func finish() throws { try flush() }
+    package func finish() throws { try flush() }
 
     private func flush() throws {
         guard !buffer.isEmpty else { return }
@@ -78,8 +78,8 @@ public final class ExportOutput {
 /// try file.write(bytes)
 /// try file.commit()                                       // or file.discard()
 /// ```
-public final class AtomicFile {
-    public let path: String
+package final class AtomicFile {
+    package let path: String
     private let temporaryPath: String
     private var descriptor: Int32
 
@@ -87,7 +87,7 @@ public final class AtomicFile {
     ///
     /// - Throws: `ExportError.cannotWrite` when the folder is missing or not writable, or
     ///   `path` is a folder.
-    public init(path: String) throws(ExportError) {
+    package init(path: String) throws(ExportError) {
         self.path = path
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
@@ -123,7 +123,7 @@ public final class AtomicFile {
     }
 
     /// Flushes the file to disk and renames it over the destination.
-    public func commit() throws(ExportError) {
+    package func commit() throws(ExportError) {
         guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: "the file is closed") }
         var failure: Int32 = 0
         if fsync(descriptor) != 0 { failure = errno }
@@ -137,7 +137,7 @@ public final class AtomicFile {
     }
 
     /// Removes the temporary file, when it has not been committed.
-    public func discard() {
+    package func discard() {
         guard descriptor >= 0 else { return }
         close(descriptor)
         descriptor = -1

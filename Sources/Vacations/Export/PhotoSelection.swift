@@ -10,19 +10,19 @@ import SQLiteDB
 /// let selection = try PhotoSelection(format: "ANY tags.name == 'sea'")
 /// let keys = try selection.resolve(in: context)          // checked against the model, then run
 /// ```
-public struct PhotoSelection: Sendable, Equatable {
-    public var predicate: ObjectPredicate?
+package struct PhotoSelection: Sendable, Equatable {
+    package var predicate: ObjectPredicate?
 
-    public static let all = PhotoSelection(predicate: nil)
+    package static let all = PhotoSelection(predicate: nil)
 
-    public init(predicate: ObjectPredicate?) {
+    package init(predicate: ObjectPredicate?) {
         self.predicate = predicate
     }
 
     /// A selection from predicate text; nil or empty text selects every photo.
     ///
     /// - Throws: `QueryError` when the text does not parse (with the position).
-    public init(format: String?) throws(QueryError) {
+    package init(format: String?) throws(QueryError) {
         guard let format else {
             self.init(predicate: nil)
             return
@@ -38,7 +38,7 @@ public struct PhotoSelection: Sendable, Equatable {
     ///
     /// - Throws: `QueryError` for a predicate the model or the store refuses (an unknown key
     ///   path, a type mismatch, an expression too deep for SQLite).
-    public func resolve(in context: ObjectContext) throws -> ResolvedSelection {
+    package func resolve(in context: ObjectContext) throws -> ResolvedSelection {
         guard let predicate else { return .all }
         do {
             let ids = try context.fetchObjectIDs(FetchRequest<Photo>(predicate: predicate))
@@ -68,9 +68,9 @@ public struct ResolvedSelection: Sendable, Equatable {
         self.keys = keys.sorted()
     }
 
-    public var isAll: Bool { keys == nil }
+    var isAll: Bool { keys == nil }
 
-    public func contains(_ key: Int64) -> Bool {
+    package func contains(_ key: Int64) -> Bool {
         guard let keys else { return true }
         var low = 0, high = keys.count
         while low < high {

@@ -18,11 +18,11 @@ import Foundation
 /// ``FeedError``, and so does a Flickr response of a kind not read (``FeedError/Kind-swift.enum/unclaimed``:
 /// `places.find`, `photos.geo.getLocation`, `people.getInfo`, …). Records may have been delivered before the error is found (a truncated
 /// file is only known at its end), so import a feed in one transaction.
-public enum FlickrFeedReader {
+package enum FlickrFeedReader {
     /// Deepest nesting of elements, objects or arrays accepted; Flickr's own go to 5.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
     /// Longest text (a title, a description) accepted, in bytes.
-    public static let maximumTextLength = 8 * 1024 * 1024
+    static let maximumTextLength = 8 * 1024 * 1024
 
     /// The format of a feed from its first bytes: after an optional UTF-8 byte order mark
     /// and whitespace, `<` is XML, `{` or `[` is JSON, and a name followed by `(` is JSONP.
@@ -31,7 +31,7 @@ public enum FlickrFeedReader {
     /// ```swift
     /// FlickrFeedReader.sniff(Array("jsonFlickrApi({".utf8))  // .jsonp
     /// ```
-    public static func sniff(_ prefix: some Sequence<UInt8>) -> FeedFormat? {
+    package static func sniff(_ prefix: some Sequence<UInt8>) -> FeedFormat? {
         if case let .format(format) = sniffPrefix(Array(prefix)) { return format }
         return nil
     }
