@@ -139,8 +139,8 @@ extension SQLiteStore {
     func selection(of entity: Entity, predicate: ObjectPredicate?) throws -> (String, [SQLiteValue]) {
         let query = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: [], entity: entity, model: model)
         var conditions: [String] = []
-        if entity.hierarchy.count != model[entity.root].hierarchy.count {
-            conditions.append("t0.Z_ENT IN (\(entity.hierarchy.map(String.init).joined(separator: ", ")))")
+        if let filter = entity.rowsCondition(in: model) {
+            conditions.append(filter)
         }
         if let whereClause = query.whereClause { conditions.append("(\(whereClause))") }
         let sql = "SELECT t0.Z_PK FROM \(query.from)" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))

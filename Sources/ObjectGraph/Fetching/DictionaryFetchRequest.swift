@@ -137,9 +137,8 @@ struct DictionaryFetchCompiler {
         var statement = SQLFragment("SELECT " + (request.distinct ? "DISTINCT " : "")) + SQLFragment.joined(selections, separator: ", ")
         statement += SQLFragment(" FROM " + compilation.main.fromClause)
         var conditions: [SQLFragment] = []
-        let numbers = entity.hierarchy
-        if numbers.count != model[entity.root].hierarchy.count {
-            conditions.append(SQLFragment("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"))
+        if let filter = entity.rowsCondition(in: model) {
+            conditions.append(SQLFragment(filter))
         }
         if condition != .true { conditions.append("(" + condition.rendered(for: .or) + ")") }
         if !conditions.isEmpty { statement += " WHERE " + SQLFragment.joined(conditions, separator: " AND ") }
