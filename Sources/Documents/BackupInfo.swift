@@ -13,9 +13,11 @@ public struct BackupInfo: Sendable, Equatable {
 
     /// The folder's name, as commands take it.
     public var name: String
+    /// The backup's folder.
     public var url: URL
     /// The document the backup belongs to.
     package var documentName: String
+    /// When the backup was taken, as its `BackupInfo.plist` records it.
     public var created: Date
     /// Bytes taken by the whole backup folder.
     public var bytes: Int64

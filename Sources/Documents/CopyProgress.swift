@@ -7,6 +7,7 @@ public struct CopyProgress: Sendable, Equatable {
     package var pagesCopied: Int
     package var totalPages: Int
 
+    /// Progress of `pagesCopied` pages out of `totalPages`.
     public init(pagesCopied: Int, totalPages: Int) {
         self.pagesCopied = pagesCopied
         self.totalPages = totalPages

@@ -21,10 +21,13 @@ public struct DocumentBundle: Sendable, Equatable {
     static let metadataFileName = "DocumentMetadata.plist"
     static let additionalContentFolderName = "AdditionalContent"
 
+    /// The bundle's folder, `<name>.<extension>`.
     public let url: URL
 
+    /// The bundle at `url`; nothing is read or created.
     public init(url: URL) { self.url = url }
 
+    /// The SQLite store: `StoreContent/persistentStore`.
     public var storeURL: URL {
         url.appendingPathComponent(Self.storeFolderName, isDirectory: true).appendingPathComponent(Self.storeFileName)
     }

@@ -15,6 +15,7 @@ import ObjectGraph
 public struct DocumentLibrary: Sendable {
     /// The library folder, with symbolic links in its own path resolved.
     public let url: URL
+    /// The model every document of the library is opened with (and migrated to).
     public let model: ObjectModel
     /// The bundles' extension, without the dot: `vacation`.
     let fileExtension: String

@@ -21,12 +21,14 @@ public struct DocumentMetadata: Sendable, Equatable {
     var formatVersion: Int
     /// The model's `versionIdentifier` the store was last opened with for writing.
     package var modelVersion: String
+    /// When the document was created.
     public var created: Date
     /// When a save last changed the store.
     public var modified: Date
     /// The version of the app that last wrote the document.
     package var appVersion: String
 
+    /// Metadata with these values; dates are cut to whole seconds, as the file keeps them.
     public init(modelVersion: String, created: Date, modified: Date, appVersion: String,
                 formatVersion: Int = DocumentMetadata.currentFormatVersion) {
         self.formatVersion = formatVersion

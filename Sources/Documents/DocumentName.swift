@@ -29,6 +29,7 @@ public struct DocumentName: Sendable, Hashable, CustomStringConvertible {
         rawValue = normalized
     }
 
+    /// The name as shown and stored: NFC-normalised text.
     public var description: String { rawValue }
 
     /// Why `name` (already NFC) is refused, or nil when it is acceptable.

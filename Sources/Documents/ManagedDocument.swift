@@ -29,6 +29,7 @@ public final class ManagedDocument {
         /// stops (see `StopSignalMonitor`).
         public var handlesStopSignals: Bool
 
+        /// A configuration; the defaults autosave 2 s after the last change and handle stop signals.
         public init(autosaveDelay: Duration? = .seconds(2), appVersion: String = "1.0", handlesStopSignals: Bool = true) {
             self.autosaveDelay = autosaveDelay
             self.appVersion = appVersion
@@ -51,9 +52,11 @@ public final class ManagedDocument {
         case forOverwriting
     }
 
+    /// The document's folder.
     public nonisolated let bundle: DocumentBundle
     /// The bundle's name without its extension.
     public nonisolated let name: String
+    /// The model the document's store is opened with.
     public nonisolated let model: ObjectModel
     package var configuration: Configuration
     /// The document's state; observe it with `observeState(_:)`.

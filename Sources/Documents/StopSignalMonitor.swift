@@ -22,6 +22,7 @@ import Darwin
 /// monitor.start()
 /// ```
 public final class StopSignalMonitor: Sendable {
+    /// What ends the process with a signal's status; tests pass their own.
     public typealias Terminate = @Sendable (Int32) -> Void
 
     private struct State {
@@ -37,6 +38,8 @@ public final class StopSignalMonitor: Sendable {
     private let queue = DispatchQueue(label: "vacations.stop-signals")
     private let state = Locked(State())
 
+    /// A monitor of `signals` that calls `onStop` on the main actor and ends the process with
+    /// `terminate` once it returns, or after `gracePeriod` if it does not; `start()` installs it.
     public init(signals: [Int32] = [SIGINT, SIGTERM], gracePeriod: Duration = .seconds(5),
                 onStop: @escaping @Sendable @MainActor (Int32) -> Void,
                 terminate: @escaping Terminate = StopSignalMonitor.terminateProcess) {

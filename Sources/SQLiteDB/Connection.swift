@@ -26,6 +26,7 @@ public final class Connection {
 
     /// How a connection opens its file.
     public struct Configuration: Sendable {
+        /// Opens the file for reading only: no writes, no journal mode change, no new file.
         public var readOnly: Bool
         /// Create the file when it does not exist (ignored when `readOnly`).
         package var create: Bool
@@ -36,6 +37,7 @@ public final class Connection {
         var foreignKeys: Bool
         package var synchronous: Synchronous?
 
+        /// A configuration; the defaults open (or create) a file for writing in WAL mode.
         public init(readOnly: Bool = false, create: Bool = true, journalMode: JournalMode? = .wal,
                     busyTimeout: Double = 5, foreignKeys: Bool = false, synchronous: Synchronous? = .normal) {
             self.readOnly = readOnly
@@ -47,7 +49,9 @@ public final class Connection {
         }
     }
 
+    /// SQLite's `PRAGMA journal_mode` values.
     public enum JournalMode: String, Sendable { case wal, delete, truncate, persist, memory, off }
+    /// SQLite's `PRAGMA synchronous` values: how often SQLite waits for the disk.
     public enum Synchronous: String, Sendable { case off, normal, full, extra }
 
     /// Opens (and with `create`, creates) the database at `path`.

@@ -14,6 +14,7 @@ public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
 
     package var isNull: Bool { if case .null = self { true } else { false } }
 
+    /// The value as SQL would show it: `NULL`, a number, quoted text or an `X'…'` blob.
     public var description: String {
         switch self {
         case .null: "NULL"
@@ -46,6 +47,6 @@ public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
 
 /// Dates are stored as Core Data stores them: seconds since 2001-01-01 00:00:00 UTC, as a REAL.
 enum SQLiteDate {
-    public static func storedValue(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate }
+    static func storedValue(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate }
     static func date(_ seconds: Double) -> Date { Date(timeIntervalSinceReferenceDate: seconds) }
 }

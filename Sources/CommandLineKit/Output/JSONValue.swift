@@ -71,7 +71,7 @@ package indirect enum JSONValue: Sendable, Equatable {
 
     /// Writes the value pretty-printed, continuing a line already indented by `indent` levels
     /// (nil: compact, on one line).
-    public func write(to output: inout some TextOutputStream, indent: Int?) {
+    package func write(to output: inout some TextOutputStream, indent: Int?) {
         switch self {
         case .null: output.write("null")
         case .bool(let value): output.write(value ? "true" : "false")

@@ -21,7 +21,7 @@ package final class FileDescriptorSink: OutputSink {
 
     package var writeFailure: String? { failure.withLock { $0 } }
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -45,7 +45,7 @@ package final class BufferSink: OutputSink {
 
     package init() {}
 
-    public func write(_ text: String) { buffer.withLock { $0 += text } }
+    package func write(_ text: String) { buffer.withLock { $0 += text } }
 
     package var text: String { buffer.withLock { $0 } }
 }
@@ -54,5 +54,5 @@ package final class BufferSink: OutputSink {
 package struct SinkStream: TextOutputStream {
     package let sink: OutputSink
     package init(sink: OutputSink) { self.sink = sink }
-    public mutating func write(_ string: String) { sink.write(string) }
+    package mutating func write(_ string: String) { sink.write(string) }
 }

@@ -63,7 +63,7 @@ package struct FileDescriptorOutputStream: TextOutputStream, Sendable {
         self.fd = fd
     }
 
-    public mutating func write(_ string: String) {
+    package mutating func write(_ string: String) {
         var bytes = Array(string.utf8)
         bytes.withUnsafeMutableBytes { buffer in
             guard var pointer = buffer.baseAddress else { return }

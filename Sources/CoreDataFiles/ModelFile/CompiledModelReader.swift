@@ -76,6 +76,7 @@ public struct CompiledModelBundle: Sendable, Equatable {
     public struct Version: Sendable, Equatable {
         /// The file name without `.mom`, e.g. "SampleModel2".
         public var name: String
+        /// The `.mom` file.
         public var url: URL
         var isCurrent: Bool
         /// The entity hashes Xcode's compiler wrote into `NSManagedObjectModel_VersionHashes`;
@@ -83,6 +84,7 @@ public struct CompiledModelBundle: Sendable, Equatable {
         public var recordedVersionHashes: [String: Data]?
     }
 
+    /// The `.momd` folder.
     public let url: URL
     /// Every `.mom`, names compared as numbers ("Model 2" before "Model 10"); never empty.
     public let versions: [Version]

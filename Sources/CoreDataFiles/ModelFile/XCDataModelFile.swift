@@ -31,6 +31,7 @@ public struct XCDataModelFile: Sendable, Equatable {
     /// "Composite" name.
     package var composites: [XCComposite]
 
+    /// A model file with these contents, as the reader would return it.
     public init(entities: [XCEntity] = [], versionIdentifier: String? = nil,
                 documentVersion: String? = nil, lastSavedToolsVersion: String? = nil,
                 systemVersion: String? = nil, minimumToolsVersion: String? = nil,
@@ -79,11 +80,13 @@ public struct XCDataModelFile: Sendable, Equatable {
 
 /// An `<entity>`: a table's worth of objects.
 public struct XCEntity: Sendable, Equatable {
+    /// The entity's name, unique in the model.
     public var name: String
     /// The class Xcode generates or the app names; `nil` means `NSManagedObject`.
     var representedClassName: String?
     /// The superentity's name (`parentEntity`).
     package var parentEntity: String?
+    /// Whether the entity is abstract: only its subentities have objects.
     public var isAbstract: Bool
     /// Attributes declared on this entity (not inherited ones), in file order.
     public var attributes: [XCAttribute]
@@ -102,6 +105,7 @@ public struct XCEntity: Sendable, Equatable {
     package var versionHashModifier: String?
     package var userInfo: [String: String]
 
+    /// An entity with these values, as the reader would return it.
     public init(name: String, representedClassName: String? = nil, parentEntity: String? = nil,
                 isAbstract: Bool = false, attributes: [XCAttribute] = [],
                 relationships: [XCRelationship] = [], fetchedProperties: [XCFetchedProperty] = [],
@@ -147,6 +151,7 @@ public struct XCEntity: Sendable, Equatable {
 /// BSManagedDocument store (Xcode 4.5, no `optional` at all) matches only if both of its
 /// attributes are required.
 public struct XCAttribute: Sendable, Equatable {
+    /// The attribute's name, unique in its entity.
     public var name: String
     /// As written: "String", "Integer 16", …, "Transformable", "Object ID", "Composite" or
     /// "Undefined" (also what Xcode means by leaving `attributeType` out, as it does for an
@@ -170,6 +175,7 @@ public struct XCAttribute: Sendable, Equatable {
     var minDateTimeInterval: Double?
     var maxDateTimeInterval: Double?
     var regularExpressionString: String?
+    /// Whether Xcode generates a scalar property (`usesScalarValueType`); nothing stored depends on it.
     public var usesScalarValueType: Bool
     package var allowsExternalBinaryDataStorage: Bool
     var allowsCloudEncryption: Bool
@@ -179,12 +185,14 @@ public struct XCAttribute: Sendable, Equatable {
     var customClassName: String?
     /// `derived="YES"` with its `derivationExpression` (Xcode 11 and later).
     var isDerived: Bool
+    /// The key path or expression a derived attribute is computed from, as written (`pages.@count`).
     public var derivationExpression: String?
     /// `elementID`: the name this attribute had in the model it migrates from.
     package var renamingIdentifier: String?
     package var versionHashModifier: String?
     package var userInfo: [String: String]
 
+    /// An attribute with these values, as the reader would return it.
     public init(name: String, attributeType: String, isOptional: Bool = false,
                 isTransient: Bool = false, isIndexed: Bool = false,
                 isIndexedBySpotlight: Bool = false, isStoredInExternalRecord: Bool = false,
@@ -242,6 +250,7 @@ public struct XCAttribute: Sendable, Equatable {
 
 /// A `<relationship>`.
 public struct XCRelationship: Sendable, Equatable {
+    /// The relationship's name, unique in its entity.
     public var name: String
     package var destinationEntity: String
     package var inverseName: String?
@@ -265,6 +274,7 @@ public struct XCRelationship: Sendable, Equatable {
     package var versionHashModifier: String?
     package var userInfo: [String: String]
 
+    /// A relationship with these values, as the reader would return it.
     public init(name: String, destinationEntity: String, inverseName: String? = nil,
                 inverseEntity: String? = nil, isToMany: Bool = false, isOrdered: Bool = false,
                 isOptional: Bool = false, isTransient: Bool = false, isIndexed: Bool = false,
@@ -295,11 +305,14 @@ public struct XCRelationship: Sendable, Equatable {
 
 /// A `<fetchedProperty>`: a named fetch evaluated lazily, never stored.
 public struct XCFetchedProperty: Sendable, Equatable {
+    /// The fetched property's name.
     public var name: String
     package var isOptional: Bool
+    /// The fetch it runs; nil when the file gives none.
     public var fetchRequest: XCFetchRequest?
     package var userInfo: [String: String]
 
+    /// A fetched property with these values, as the reader would return it.
     public init(name: String, isOptional: Bool = false, fetchRequest: XCFetchRequest? = nil,
                 userInfo: [String: String] = [:]) {
         self.name = name
@@ -311,12 +324,15 @@ public struct XCFetchedProperty: Sendable, Equatable {
 
 /// A `<fetchRequest>`: a template under `<model>`, or the request of a fetched property.
 public struct XCFetchRequest: Sendable, Equatable {
+    /// The template's name (a fetched property's request has its property's).
     public var name: String
+    /// The entity it fetches; nil when the file names none.
     public var entity: String?
     package var predicateString: String?
     /// Every XML attribute of the element, as written (`fetchLimit`, `resultType`, …).
     public var attributes: [String: String]
 
+    /// A fetch request with these values, as the reader would return it.
     public init(name: String, entity: String? = nil, predicateString: String? = nil,
                 attributes: [String: String] = [:]) {
         self.name = name
@@ -328,9 +344,12 @@ public struct XCFetchRequest: Sendable, Equatable {
 
 /// A `<fetchIndex>`: a named, possibly compound, index.
 public struct XCIndex: Sendable, Equatable {
+    /// The index's name, unique in its entity.
     public var name: String
+    /// Its elements, in index order.
     public var elements: [XCIndexElement]
 
+    /// A fetch index with these elements.
     public init(name: String, elements: [XCIndexElement]) {
         self.name = name
         self.elements = elements
@@ -344,7 +363,9 @@ public struct XCIndex: Sendable, Equatable {
 
 /// A `<fetchIndexElement>`: a property (or an expression), its index type and its order.
 public struct XCIndexElement: Sendable, Equatable {
+    /// The indexed property's name; nil for an expression element.
     public var property: String?
+    /// The indexed expression, as written; nil for a property element.
     public var expression: String?
     /// "Binary" (a B-tree) or "RTree".
     public var type: String
@@ -353,6 +374,7 @@ public struct XCIndexElement: Sendable, Equatable {
     package static let types: Set<String> = ["Binary", "RTree"]
     package var isAscending: Bool
 
+    /// An element over `property` (or `expression`), of index `type` (`Binary` or `RTree`).
     public init(property: String?, expression: String? = nil, type: String = "Binary",
                 isAscending: Bool = true) {
         self.property = property
@@ -372,10 +394,12 @@ public struct XCIndexElement: Sendable, Equatable {
 /// </composite>
 /// ```
 public struct XCComposite: Sendable, Equatable {
+    /// The composite's name, under which its elements' paths start (`location.latitude`).
     public var name: String
     /// Its elements, in file order.
     public var attributes: [XCAttribute]
 
+    /// A composite of these elements.
     public init(name: String, attributes: [XCAttribute] = []) {
         self.name = name
         self.attributes = attributes
@@ -384,10 +408,13 @@ public struct XCComposite: Sendable, Equatable {
 
 /// A `<configuration>`: a named set of entities, e.g. those a store holds.
 public struct XCConfiguration: Sendable, Equatable {
+    /// The configuration's name.
     public var name: String
     package var entityNames: [String]
+    /// Whether Xcode marks it for CloudKit; nothing stored depends on it.
     public var usedWithCloudKit: Bool
 
+    /// A configuration of the entities named `entityNames`.
     public init(name: String, entityNames: [String], usedWithCloudKit: Bool = false) {
         self.name = name
         self.entityNames = entityNames
@@ -404,6 +431,7 @@ public struct XCDataModelVersion: Sendable, Equatable {
     /// Whether `.xccurrentversion` names it (or, without that file, it is the last version).
     var isCurrent: Bool
 
+    /// A version named `name` in the folder at `url`.
     public init(name: String, url: URL, isCurrent: Bool) {
         self.name = name
         self.url = url

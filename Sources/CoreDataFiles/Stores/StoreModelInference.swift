@@ -10,6 +10,7 @@ import SQLiteDB
 /// let coordinator = try StoreCoordinator(readingStoreAt: storeURL, inferred: inferred)
 /// ```
 public struct InferredStoreModel: Sendable {
+    /// The model inferred from the store's tables, to open the store with.
     public let model: ObjectModel
     /// Every property column of every hierarchy table, and what it became.
     public let columns: [InferredColumn]
@@ -50,10 +51,13 @@ public struct InferredColumn: Sendable, Equatable {
         case entityColumn
     }
 
+    /// The hierarchy table holding the column.
     public let table: String
+    /// The column's name.
     public let column: String
     /// The entity that declares the property.
     public let entity: String
+    /// The property's name, inferred from the column's.
     public let property: String
     package let role: Role
 }
@@ -75,6 +79,7 @@ package enum ToOneEvidence: String, Sendable, Equatable {
 
 /// A join table `Z_<n><NAME>` and the pair of to-many relationships it holds.
 public struct InferredJoinTable: Sendable, Equatable {
+    /// The join table's name.
     public let table: String
     /// Entity `n`, which declares `relationship`; its keys are in `sourceColumn`.
     public let entity: String
@@ -82,6 +87,7 @@ public struct InferredJoinTable: Sendable, Equatable {
     package let sourceColumn: String
     /// The other side, which declares `inverse`; its keys are in `destinationColumn`.
     public let destination: String
+    /// The relationship of `destination` whose inverse is `relationship`.
     public let inverse: String
     package let destinationColumn: String
     /// `Z_FOK_…` of the source's keys: `inverse` is ordered, in this column's order.

@@ -6,12 +6,12 @@ import Darwin
 #endif
 
 /// The formats `vacation export` writes.
-public enum ExportFormat: String, Sendable, CaseIterable {
+package enum ExportFormat: String, Sendable, CaseIterable {
     case geojson, kml, gpx, csv, html
 }
 
 /// Why an export could not be written. One line each, naming the path.
-public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The output (a file, a folder, a temporary file beside it) could not be made or written.
     case cannotWrite(path: String, reason: String)
     /// The album folder is in the way: a file, or a folder that is not an album.
@@ -19,7 +19,7 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The store's model lacks Photo, Tag or Place.
     case notAVacation
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotWrite(let path, let reason): "Cannot write \(path): \(reason)"
         case .destinationInTheWay(let path, let reason): "Cannot write the album to \(path): \(reason)"
@@ -40,20 +40,20 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
 /// try output.write("<gpx>")
 /// try output.finish()
 /// ```
-public final class ExportOutput {
+package final class ExportOutput {
     private var buffer: [UInt8] = []
     private let flushLimit: Int
     private let sink: ([UInt8]) throws -> Void
     /// Bytes handed on so far.
     private(set) var byteCount = 0
 
-    public init(flushLimit: Int = 1 << 16, sink: @escaping ([UInt8]) throws -> Void) {
+    package init(flushLimit: Int = 1 << 16, sink: @escaping ([UInt8]) throws -> Void) {
         self.flushLimit = flushLimit
         self.sink = sink
         buffer.reserveCapacity(flushLimit + 1_024)
     }
 
-    public func write(_ text: String) throws {
+    package func write(_ text: String) throws {
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= flushLimit { try flush() }
     }
@@ -105,7 +105,7 @@ package final class AtomicFile {
 
     deinit { discard() }
 
-    public func write(_ bytes: [UInt8]) throws(ExportError) {
+    package func write(_ bytes: [UInt8]) throws(ExportError) {
         guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: "the file is closed") }
         var failure: Int32 = 0
         bytes.withUnsafeBytes { raw in

@@ -57,14 +57,14 @@ package struct PhotoSelection: Sendable, Equatable {
 
 /// A selection run against a store: every photo, or a set of primary keys (8 bytes a
 /// matching photo, sorted, looked up by binary search as rows stream by).
-public struct ResolvedSelection: Sendable, Equatable {
+package struct ResolvedSelection: Sendable, Equatable {
     private let keys: [Int64]?
 
-    public static let all = ResolvedSelection(allPhotos: ())
+    package static let all = ResolvedSelection(allPhotos: ())
 
     private init(allPhotos: Void) { keys = nil }
 
-    public init(keys: [Int64]) {
+    package init(keys: [Int64]) {
         self.keys = keys.sorted()
     }
 

@@ -49,7 +49,7 @@ package struct VacationExporter {
     }
 
     /// Writes the selected photos in a data format (not `.html`: an album is a folder).
-    public func write(_ format: ExportFormat, _ selection: ResolvedSelection, to output: ExportOutput) throws -> ExportSummary {
+    package func write(_ format: ExportFormat, _ selection: ResolvedSelection, to output: ExportOutput) throws -> ExportSummary {
         let name = vacationName
         return try coordinator.withConnection { connection in
             let source = PhotoSource(reader: try PhotoReader(connection: connection, model: coordinator.model), selection: selection)

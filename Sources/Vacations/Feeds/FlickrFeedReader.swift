@@ -44,7 +44,7 @@ package enum FlickrFeedReader {
     /// - Throws: ``FeedError`` when the feed cannot be read, is not a Flickr feed or is
     ///   Flickr's failure response; whatever `photo` or `place` throw, unchanged.
     @discardableResult
-    public static func read(
+    package static func read(
         contentsOf url: URL,
         photo: (FlickrPhoto) throws -> Void,
         place: (FlickrPlace) throws -> Void = { _ in }
@@ -55,7 +55,7 @@ package enum FlickrFeedReader {
     /// Reads a feed from an open file handle, such as standard input for `-`. The handle is
     /// read to its end and left open.
     @discardableResult
-    public static func read(
+    package static func read(
         fileHandle: FileHandle,
         photo: (FlickrPhoto) throws -> Void,
         place: (FlickrPlace) throws -> Void = { _ in }
@@ -65,7 +65,7 @@ package enum FlickrFeedReader {
 
     /// Reads a feed held in memory.
     @discardableResult
-    public static func read(
+    package static func read(
         data: Data,
         photo: (FlickrPhoto) throws -> Void,
         place: (FlickrPlace) throws -> Void = { _ in }

@@ -48,7 +48,7 @@ package struct ThumbnailStore: Sendable {
     /// Writes photo `id`'s thumbnail atomically, making the folders it needs.
     /// - Throws: ``ThumbnailError`` when the id is not a Flickr id, a folder is a symbolic link
     ///   or not a folder, or the file cannot be written.
-    public func write(_ data: Data, for id: String) throws(ThumbnailError) {
+    package func write(_ data: Data, for id: String) throws(ThumbnailError) {
         guard let file = file(for: id) else { throw ThumbnailError("\(id) is not a Flickr photo id") }
         try makeFolders()
         try Self.writeAtomically(data, to: file.path)

@@ -5,6 +5,7 @@ import ObjectGraph
 public final class Photo: ManagedObject {
     /// The Flickr id: a canonical decimal string, unique in a vacation.
     @Attribute(unique: true) public var unique: String = ""
+    /// The photo's title as Flickr gives it; nil when the feed did not carry one.
     @Attribute(searchable: true) public var title: String?
     /// The photo's description.
     @Attribute(searchable: true) package var subtitle: String?
@@ -14,6 +15,7 @@ public final class Photo: ManagedObject {
     @Attribute(searchable: true) package var owner: String?
     @Attribute(indexed: true) package var dateTaken: Date?
     @Attribute package var dateUploaded: Date?
+    /// Latitude in degrees; nil when the photo has no usable location.
     @Attribute public var latitude: Double?
     @Attribute package var longitude: Double?
     /// `photo` or `video`.
@@ -22,6 +24,7 @@ public final class Photo: ManagedObject {
     @Attribute package var visited: Date?
     /// Its place's name and its tags' names are searched with the photo (`vacation search`).
     @Relationship(inverse: "photos", searchable: "name") public var place: Place?
+    /// The photo's tags, each shared by every photo that carries it.
     @Relationship(inverse: "photos", searchable: "name") public var tags: Set<Tag>
 
     /// What to show for the photo: its title, else its description's first line, else "Unknown".
@@ -41,20 +44,24 @@ public final class Photo: ManagedObject {
 
 /// A tag: its name (case-folded, unique) and how many photos carry it.
 public final class Tag: ManagedObject {
+    /// The tag as searched and shown: case-folded, unique in a vacation.
     @Attribute(unique: true) public var name: String = ""
     /// Equals the number of photos linked to the tag after every save.
     @Attribute public var count: Int64 = 0
+    /// The photos that carry the tag.
     @Relationship(inverse: "tags") public var photos: Set<Photo>
 }
 
 /// A place: its name (unique; trimmed, inner whitespace collapsed) and its photos.
 public final class Place: ManagedObject {
+    /// The place's name, unique in a vacation: trimmed, inner whitespace collapsed.
     @Attribute(unique: true) public var name: String = ""
     /// Flickr's place id, when a feed gave one.
     @Attribute package var placeID: String?
     /// The earliest moment of the vacation at this place: the earliest date taken (or visit
     /// time) of its photos. Places in itinerary order sort by it.
     @Attribute package var firstVisited: Date?
+    /// The photos taken at the place.
     @Relationship(inverse: "place") public var photos: Set<Photo>
 }
 
