@@ -18,6 +18,7 @@ import SQLiteDB
 public struct ObjectLoadError: Error, CustomStringConvertible {
     /// The object whose attributes, or whose to-many relationship, failed to load.
     public var objectID: ObjectID
+    /// The name of that object's entity.
     public var entityName: String
     /// The to-many relationship that failed to load; nil when the object's attributes did.
     package var relationship: String?
@@ -26,6 +27,7 @@ public struct ObjectLoadError: Error, CustomStringConvertible {
     /// What the store or the parent context threw.
     package var underlying: any Error
 
+    /// One line: what failed to load, for which object, and why.
     public var description: String {
         let key = objectID.isTemporary ? "t\(-objectID.primaryKey)" : "p\(objectID.primaryKey)"
         let what = relationship.map { "the \($0) of \(entityName) \(key)" }

@@ -14,7 +14,9 @@ import SQLiteDB
 /// try context.save()
 /// ```
 public final class ObjectContext {
+    /// The model of the context's objects, its coordinator's.
     public let model: ObjectModel
+    /// The coordinator whose store the context reads and, at the root, saves to.
     public let coordinator: StoreCoordinator
     let source: any ObjectSource
     /// Shown in change sets as their author.

@@ -21,6 +21,7 @@ public final class QueueContext: @unchecked Sendable {
     private let context: ObjectContext
     private let queue: DispatchQueue
     private let key = DispatchSpecificKey<ObjectIdentifier>()
+    /// The name of the context's serial queue, for debugging.
     public let name: String
 
     /// A queue context working directly on the store.

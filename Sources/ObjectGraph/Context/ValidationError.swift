@@ -16,12 +16,16 @@ public struct ValidationError: Error, CustomStringConvertible, Sendable, Equatab
         case deny
     }
 
+    /// The object that failed validation.
     public var objectID: ObjectID
+    /// The name of that object's entity.
     public var entityName: String
+    /// The property whose rule failed.
     public var property: String
     package var rule: Rule
     package var detail: String
 
+    /// One line naming the object, the property and the rule.
     public var description: String {
         let object = objectID.isTemporary ? "t\(-objectID.primaryKey)" : "p\(objectID.primaryKey)"
         return "\(entityName) \(object): \(property) \(detail)"

@@ -35,8 +35,11 @@ public struct DictionaryFetchRequest: Sendable {
         }
     }
 
+    /// The entity whose rows (and its subentities') are read.
     public var entityName: String
+    /// Which rows to read; nil for all of them.
     public var predicate: ObjectPredicate?
+    /// What each dictionary holds: key paths and aggregates, in order.
     public var columns: [Column]
     /// Key paths whose values form the groups.
     public var groupBy: [String]
@@ -44,8 +47,10 @@ public struct DictionaryFetchRequest: Sendable {
     public var distinct: Bool
     /// By column name or by key path.
     package var sortDescriptors: [ObjectSortDescriptor]
+    /// At most this many dictionaries; nil for all.
     public var limit: Int?
 
+    /// A request for `columns` of the rows of `entityName` matching `predicate`, grouped by `groupBy`.
     public init(entityName: String, predicate: ObjectPredicate? = nil, columns: [Column], groupBy: [String] = [],
                 distinct: Bool = false, sortDescriptors: [ObjectSortDescriptor] = [], limit: Int? = nil) {
         self.entityName = entityName

@@ -5,15 +5,18 @@ public struct ResultsIndexPath: Hashable, Sendable, Comparable, CustomStringConv
     package var section: Int
     package var item: Int
 
+    /// The index path of row `item` in section `section`.
     public init(item: Int, section: Int) {
         self.section = section
         self.item = item
     }
 
+    /// Section first, then row: the order a table view shows them in.
     public static func < (lhs: ResultsIndexPath, rhs: ResultsIndexPath) -> Bool {
         (lhs.section, lhs.item) < (rhs.section, rhs.item)
     }
 
+    /// `[section, item]`.
     public var description: String { "[\(section), \(item)]" }
 }
 
@@ -36,6 +39,7 @@ public struct ResultsChanges: Sendable, Equatable {
             && movedItems.isEmpty && updatedItems.isEmpty
     }
 
+    /// Equal when both hold the same section and row changes, moves compared by their index paths.
     public static func == (lhs: ResultsChanges, rhs: ResultsChanges) -> Bool {
         lhs.deletedSections == rhs.deletedSections && lhs.insertedSections == rhs.insertedSections
             && lhs.deletedItems == rhs.deletedItems && lhs.insertedItems == rhs.insertedItems
@@ -66,8 +70,11 @@ public final class FetchedResultsController<Result: ManagedObject> {
         package var count: Int { objects.count }
     }
 
+    /// The request whose results the controller keeps.
     public let request: FetchRequest<Result>
+    /// The context the controller fetches in and follows.
     public let context: ObjectContext
+    /// The key path whose value names each object's section; nil for one section.
     public let sectionKeyPath: String?
     package private(set) var sections: [Section] = []
     /// Called with each non-empty change after the results were refreshed.
@@ -121,10 +128,12 @@ public final class FetchedResultsController<Result: ManagedObject> {
     /// Every object, in order.
     package var fetchedObjects: [Result] { sections.flatMap(\.objects) }
 
+    /// The object at `indexPath` of the last fetch.
     public func object(at indexPath: ResultsIndexPath) -> Result {
         sections[indexPath.section].objects[indexPath.item]
     }
 
+    /// Where `object` is in the last fetch; nil when it is not among the results.
     public func indexPath(for object: Result) -> ResultsIndexPath? {
         for (sectionIndex, section) in sections.enumerated() {
             if let item = section.objects.firstIndex(where: { $0 === object }) {
@@ -134,6 +143,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
         return nil
     }
 
+    /// The sections' names, in order.
     public var sectionNames: [String] { sections.map(\.name) }
 
     // MARK: Following the context

@@ -83,6 +83,7 @@ enum PredicateSQLCompiler {
 /// ```
 public struct FetchRequestError: Error, CustomStringConvertible, Sendable, Equatable {
     package var message: String
+    /// Why the request cannot run, naming the key path or operator at fault.
     public var description: String { message }
 }
 

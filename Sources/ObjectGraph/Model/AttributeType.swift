@@ -68,6 +68,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The type Core Data's model files name `coreDataName` (`Integer 16`, `Date`, …); nil for an unknown name.
     public init?(coreDataName: String) {
         guard let type = AttributeType.allCases.first(where: { $0.coreDataName == coreDataName }) else { return nil }
         self = type

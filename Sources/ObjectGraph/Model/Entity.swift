@@ -16,7 +16,9 @@ public final class EntityAttribute: Sendable {
     /// For an element of a composite attribute, the composite's name: the element's own name is
     /// its path from there (`location.latitude`).
     public let composite: String?
+    /// The attribute's name (a composite's element: its path).
     public var name: String { declaration.name }
+    /// The attribute's type.
     public var type: AttributeType { declaration.type }
 
     init(declaration: AttributeDescription, slot: Int, column: String?, declaringEntity: Int, composite: String? = nil) {
@@ -33,6 +35,7 @@ public struct EntityComposite: Sendable {
     package let declaration: AttributeDescription
     /// The number of the entity that declares it (an ancestor for an inherited composite).
     package let declaringEntity: Int
+    /// The composite's name.
     public var name: String { declaration.name }
 }
 
@@ -62,8 +65,10 @@ public final class EntityRelationship: Sendable {
     package let inverseIndex: Int?
     package let storage: RelationshipStorage
     package let declaringEntity: Int
+    /// The relationship's name.
     public var name: String { declaration.name }
     package let isToMany: Bool
+    /// What deleting the source does to the destination objects.
     public var deleteRule: DeleteRule { declaration.deleteRule }
 
     init(declaration: RelationshipDescription, index: Int, slot: Int, destination: Int, inverseIndex: Int?,
@@ -89,10 +94,13 @@ enum WrapperTarget: Sendable {
 /// An entity of a resolved model: numbered as Core Data numbers it, with every inherited
 /// property, its table and columns.
 public final class Entity: Sendable, CustomStringConvertible {
+    /// The entity's name, unique in the model.
     public let name: String
     /// Core Data's entity number (`Z_ENT`): depth first, alphabetical among siblings, from 1.
     public let number: Int
+    /// Whether only subentities have objects.
     public let isAbstract: Bool
+    /// The parent entity's number; nil for a root.
     public let parent: Int?
     package let root: Int
     /// Direct subentities' numbers.
@@ -191,6 +199,7 @@ public final class Entity: Sendable, CustomStringConvertible {
         }.map(\.index)
     }
 
+    /// The attribute named `name`, inherited ones included; nil when there is none.
     public func attribute(named name: String) -> EntityAttribute? {
         attributeSlots[name].map { attributes[$0] }
     }
@@ -215,5 +224,6 @@ public final class Entity: Sendable, CustomStringConvertible {
     /// True when `number` is this entity or one of its descendants.
     package func includes(_ number: Int) -> Bool { hierarchy.contains(number) }
 
+    /// The name, number and table, for messages.
     public var description: String { "\(name) (entity \(number), table \(table))" }
 }

@@ -19,7 +19,9 @@ public enum DeleteRule: String, Sendable, Codable {
 /// AttributeDescription(name: "title", type: .string, isOptional: true)
 /// ```
 public struct AttributeDescription: Sendable, Equatable {
+    /// The attribute's name, unique in its entity and its ancestors.
     public var name: String
+    /// What the attribute holds.
     public var type: AttributeType
     package var isOptional: Bool
     /// The default in stored form (see `AttributeValue.storedValue`), applied to new objects
@@ -49,6 +51,7 @@ public struct AttributeDescription: Sendable, Equatable {
     /// hash: Core Data has no such flag, and the index is not a table of the model.
     public var isSearchable: Bool
 
+    /// An attribute with these options; optional and without a default unless told.
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: SQLiteValue? = nil,
                 isIndexed: Bool = false, isUnique: Bool = false, isTransient: Bool = false,
                 renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
@@ -88,6 +91,7 @@ public struct AttributeDescription: Sendable, Equatable {
 /// RelationshipDescription(name: "place", destination: "Place", inverse: "photos")
 /// ```
 public struct RelationshipDescription: Sendable, Equatable {
+    /// The relationship's name, unique in its entity and its ancestors.
     public var name: String
     /// The destination entity's name.
     public var destination: String
@@ -98,6 +102,7 @@ public struct RelationshipDescription: Sendable, Equatable {
     package var isToMany: Bool
     /// Ordered to-many relationships are read like unordered ones.
     package var isOrdered: Bool
+    /// What deleting the source does to the destination objects.
     public var deleteRule: DeleteRule
     package var isOptional: Bool
     /// Fewest related objects a to-many allows (0: no minimum).
@@ -115,6 +120,7 @@ public struct RelationshipDescription: Sendable, Equatable {
     /// one. Not part of the version hash (see `AttributeDescription.isSearchable`).
     public var searchableAttribute: String?
 
+    /// A relationship to `destination` (an entity's name) with `inverse` on the other side.
     public init(name: String, destination: String, inverse: String?, isToMany: Bool = false,
                 isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
                 minCount: Int = 0, maxCount: Int = 0, renamingIdentifier: String? = nil,
@@ -160,9 +166,11 @@ public struct FetchIndexDescription: Sendable, Equatable, Hashable {
         public var property: String?
         /// An expression indexed instead of a property, as the model file writes it.
         public var expression: String?
+        /// The kind of index: binary (B-tree) or R-tree.
         public var type: ElementType
         package var isAscending: Bool
 
+        /// An element over `property` (or `expression`), of index `type`, in `isAscending` order.
         public init(property: String?, expression: String? = nil, type: ElementType = .binary, isAscending: Bool = true) {
             self.property = property
             self.expression = expression
@@ -173,8 +181,10 @@ public struct FetchIndexDescription: Sendable, Equatable, Hashable {
 
     /// The name the model gives it (`byMakerAndNumberPlate`).
     public var name: String
+    /// Its elements, in index order.
     public var elements: [Element]
 
+    /// A fetch index named `name` over `elements`.
     public init(name: String, elements: [Element]) {
         self.name = name
         self.elements = elements
@@ -194,12 +204,15 @@ public struct FetchIndexDescription: Sendable, Equatable, Hashable {
 /// let model = try ObjectModel(entities: [ebook])
 /// ```
 public struct EntityDescription: Sendable {
+    /// The entity's name, unique in the model.
     public var name: String
     /// The parent entity's name, for inheritance (one table per hierarchy, as Core Data does).
     public var parent: String?
+    /// Whether only subentities have objects.
     public var isAbstract: Bool
     /// This entity's own attributes (not its parent's).
     public var attributes: [AttributeDescription]
+    /// This entity's own relationships (not its parent's).
     public var relationships: [RelationshipDescription]
     /// Each constraint lists attribute names whose values together are unique.
     public var uniquenessConstraints: [[String]]
@@ -219,6 +232,7 @@ public struct EntityDescription: Sendable {
     /// which an instance initialises them.
     var wrapperOrder: [String]
 
+    /// An entity description; the model resolves parents, inverses and numbers when it is built.
     public init(name: String, parent: String? = nil, isAbstract: Bool = false,
                 attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
                 uniquenessConstraints: [[String]] = [], indexes: [[String]] = [],

@@ -27,6 +27,7 @@ public final class ObjectModel: Sendable {
 
     /// A many-to-many join table: `Z_<n><RELATIONSHIP>`.
     public struct JoinTable: Sendable, Equatable {
+        /// The join table's name, `Z_<n><RELATIONSHIP>`.
         public let name: String
         /// Holds the owning side's keys.
         package let sourceColumn: String
@@ -37,10 +38,12 @@ public final class ObjectModel: Sendable {
 
         /// A join table's names, as a store has them.
         public struct Layout: Sendable, Equatable {
+            /// The join table's name.
             public var name: String
             package var sourceColumn: String
             package var destinationColumn: String
 
+            /// A layout with these names.
             public init(name: String, sourceColumn: String, destinationColumn: String) {
                 self.name = name
                 self.sourceColumn = sourceColumn
@@ -75,6 +78,7 @@ public final class ObjectModel: Sendable {
 
     /// A property column of a hierarchy table.
     public struct Column: Sendable, Equatable {
+        /// The column's name, `Z<PROPERTY>`.
         public let name: String
         /// `INTEGER`, `FLOAT`, `TIMESTAMP`, `DECIMAL`, `VARCHAR` or `BLOB`.
         public let type: String
@@ -133,6 +137,7 @@ public final class ObjectModel: Sendable {
         try self.init(classes: classes, versionIdentifier: versionIdentifier)
     }
 
+    /// A model of the entity classes `classes`, read by reflection, with `versionIdentifier` recorded in stores.
     public convenience init(classes: [ManagedObject.Type], versionIdentifier: String = "") throws {
         var all: [ManagedObject.Type] = []
         for type in classes {
@@ -149,6 +154,7 @@ public final class ObjectModel: Sendable {
                       versionIdentifier: versionIdentifier)
     }
 
+    /// The entity named `name`; nil when the model has none.
     public func entity(named name: String) -> Entity? {
         entityNumbers[name].map { entities[$0 - 1] }
     }

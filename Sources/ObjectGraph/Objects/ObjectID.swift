@@ -18,6 +18,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
     /// `Z_PK` once saved; negative while temporary.
     package let primaryKey: Int64
 
+    /// The ID of row `primaryKey` of entity `entityNumber`.
     public init(entityNumber: Int, primaryKey: Int64) {
         self.entityNumber = entityNumber
         self.primaryKey = primaryKey
@@ -27,10 +28,12 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
 
     // One word into the hasher instead of two: IDs are hashed on every registry lookup and
     // relationship change. Equal IDs give equal words; unequal ones rarely collide.
+    /// Hashes the entity and key as one word.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(UInt64(bitPattern: primaryKey) ^ (UInt64(truncatingIfNeeded: entityNumber) &<< 48))
     }
 
+    /// The entity number and key, with `t` for a temporary ID.
     public var description: String {
         isTemporary ? "<entity \(entityNumber) t\(-primaryKey)>" : "<entity \(entityNumber) p\(primaryKey)>"
     }
@@ -40,6 +43,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
         "x-coredata://\(storeUUID)/\(entityName)/\(isTemporary ? "t\(-primaryKey)" : "p\(primaryKey)")"
     }
 
+    /// By entity number, then key: a stable order for IDs.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         (lhs.entityNumber, lhs.primaryKey) < (rhs.entityNumber, rhs.primaryKey)
     }

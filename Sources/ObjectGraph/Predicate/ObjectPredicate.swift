@@ -140,7 +140,9 @@ public enum ComparisonModifier: String, Sendable, Hashable, CaseIterable {
 /// options.description   // "[cd]"
 /// ```
 public struct StringComparisonOptions: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    /// The options, one bit each.
     public let rawValue: UInt8
+    /// The options of the bits of `rawValue`.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// `[c]`.

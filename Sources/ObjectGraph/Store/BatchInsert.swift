@@ -78,8 +78,10 @@ public struct BatchInsert: Sendable {
         }
     }
 
+    /// The entity whose objects the batch inserts.
     public let entity: Entity
     let model: ObjectModel
+    /// The rows appended so far, in insertion order.
     public private(set) var rows: [Row] = []
     private let blankRow: Row
 
@@ -177,12 +179,15 @@ public struct BatchInsertResult: Sendable {
 ///
 /// `Batch insert of Photo, row 3: title is required`.
 public struct BatchInsertError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The entity of the batch.
     public var entityName: String
     /// The row at fault (from 0), when a row is.
     public var row: Int?
+    /// The property at fault, when one is.
     public var property: String?
     package var detail: String
 
+    /// An error about `row` and `property` of a batch of `entityName`.
     public init(entityName: String, row: Int? = nil, property: String? = nil, detail: String) {
         self.entityName = entityName
         self.row = row
@@ -190,6 +195,7 @@ public struct BatchInsertError: Error, CustomStringConvertible, Sendable, Equata
         self.detail = detail
     }
 
+    /// One line: `Batch insert of Photo, row 3: title is required`.
     public var description: String {
         "Batch insert of \(entityName)" + (row.map { ", row \($0)" } ?? "") + ": "
             + (property.map { "\($0) " } ?? "") + detail

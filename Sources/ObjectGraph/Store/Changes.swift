@@ -37,6 +37,7 @@ public struct ChangeSet: Sendable, Equatable {
     /// named. A context merging it refreshes every object it holds without unsaved changes.
     var isAbridged = false
 
+    /// An empty change set.
     public init() {}
 
     package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
@@ -128,6 +129,7 @@ public struct MergeConflictError: Error, CustomStringConvertible, Sendable {
 
     package var conflicts: [Conflict]
 
+    /// One line listing each conflicting object with its stored and in-memory values.
     public var description: String {
         let parts = conflicts.map { conflict -> String in
             let stored = conflict.storedVersion.map { "version \($0)" } ?? "deleted"
@@ -143,11 +145,16 @@ public struct MergeConflictError: Error, CustomStringConvertible, Sendable {
 
 /// A save that would break a uniqueness constraint.
 public struct UniqueConstraintError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The entity whose constraint would break.
     public var entityName: String
+    /// The constraint's attributes.
     public var attributes: [String]
+    /// The values the object would share with another, one per attribute.
     public var values: [SQLiteValue]
+    /// The object whose save would break the constraint.
     public var objectID: ObjectID
 
+    /// One line naming the entity, the constraint and the values.
     public var description: String {
         let pairs = zip(attributes, values).map { "\($0) = \($1)" }.joined(separator: ", ")
         return "Uniqueness constraint of \(entityName) (\(attributes.joined(separator: ", "))) violated: "

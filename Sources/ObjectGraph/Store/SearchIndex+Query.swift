@@ -69,6 +69,7 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         }.joined(separator: " ")
     }
 
+    /// The words as the query reads them, `*` after a prefix.
     public var description: String {
         words.map { $0.text + ($0.isPrefix ? "*" : "") }.joined(separator: " ")
     }
@@ -97,7 +98,9 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
 /// A search that cannot run: text without words, or an entity without a search index.
 public struct SearchQueryError: Error, CustomStringConvertible, Sendable, Equatable {
     package var message: String
+    /// An error with this message.
     public init(_ message: String) { self.message = message }
+    /// Why the text is no query.
     public var description: String { message }
 }
 
@@ -115,14 +118,18 @@ public struct SearchRequest<Result: ManagedObject>: Sendable {
     /// The entity to search; nil means the entity whose class is `Result`.
     public var entityName: String?
     package var query: SearchQuery
+    /// Which matches to keep; nil for all of them.
     public var predicate: ObjectPredicate?
     /// How matches that rank the same are ordered.
     package var sortDescriptors: [ObjectSortDescriptor]
+    /// At most this many results; nil for all.
     public var fetchLimit: Int?
+    /// How many of the ranked results to skip first.
     public var fetchOffset: Int
     /// Relationships to load along with the results (`place`, `tags`).
     public var relationshipKeyPathsForPrefetching: [String]
 
+    /// A search for `query` among objects of `entityName` (else `Result`'s entity) matching `predicate`.
     public init(query: SearchQuery, entityName: String? = nil, predicate: ObjectPredicate? = nil,
                 sortedBy sortDescriptors: [ObjectSortDescriptor] = [], limit: Int? = nil, offset: Int = 0) {
         self.entityName = entityName

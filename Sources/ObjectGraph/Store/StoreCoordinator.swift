@@ -10,7 +10,9 @@ import Locking
 /// let context = ObjectContext(coordinator: coordinator)
 /// ```
 public final class StoreCoordinator: Sendable {
+    /// The model the store is read and written with.
     public let model: ObjectModel
+    /// The store's file.
     public let url: URL
     /// The store's `Z_UUID`: the authority part of its objects' URIs.
     package let storeUUID: String
