@@ -13,6 +13,9 @@ struct BenchOptions {
     var json = false
     /// The memory figure (alone: importing a million photos twice takes minutes).
     var memoryOnly = false
+    /// The scale figures alone (`--scale`): commands as whole processes on a big vacation.
+    var scaleOnly = false
+    var scalePhotos = 1_000_000
     /// Only these figures (the reads import a vacation first, untimed).
     var only: Set<String>?
     /// Keep the generated feeds and stores (their folder is printed) instead of removing them.
@@ -36,6 +39,7 @@ struct BenchOptions {
     static let usage = """
         USAGE: vacation-bench [--photos N] [--json] [--runs N] [--only FIGURE,...] [--keep]
                vacation-bench --memory [--memory-photos N] [--json] [--keep]
+               vacation-bench --scale [--scale-photos N] [--runs N] [--json] [--keep]
 
         Measures the framework against a raw-SQLite baseline doing the same work, and prints
         each figure's median with its ratio to the baseline (a table, or with --json one JSON
@@ -51,6 +55,9 @@ struct BenchOptions {
           --memory            measure only the peak memory of a streaming XML import, each side
                               in a child process (minutes: a million photos by default)
           --memory-photos N   photos in the memory figure's feed (default 1000000)
+          --scale             build a big vacation with the vacation binary (minutes), then time
+                              commands as whole processes beside the sqlite3 shell's answers
+          --scale-photos N    photos in the scale figures' vacation (default 1000000)
           --keep              keep the generated feeds and stores
           --import-cache MIB  the page cache of ours and the baseline's imports (default 16,
                               FeedImporter's); 'sqlite' for SQLite's default (2 MB)
@@ -88,6 +95,8 @@ struct BenchOptions {
             case "--runs": options.runs = try count(after: argument)
             case "--json": options.json = true
             case "--memory": options.memoryOnly = true
+            case "--scale": options.scaleOnly = true
+            case "--scale-photos": options.scalePhotos = try count(after: argument)
             case "--keep": options.keep = true
             case "--only":
                 guard let list = remaining.popFirst() else { throw UsageError(description: "--only needs figure names") }

@@ -60,6 +60,8 @@ final class BenchRunner {
         defer { if !options.keep { try? FileManager.default.removeItem(at: workspace) } }
         if options.memoryOnly {
             try measureMemory()
+        } else if options.scaleOnly {
+            try measureScale()
         } else {
             progress("generating feeds of \(options.photos) photos")
             try generator.writeXML(to: xmlFeed)

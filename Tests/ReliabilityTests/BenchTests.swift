@@ -123,6 +123,27 @@ struct BenchTests {
         }
     }
 
+    @Test("--scale runs each command as a process beside the sqlite3 shell, and both answer the same number of rows")
+    func scale() throws {
+        let result = try ProductProcess.run("vacation-bench", ["--scale", "--scale-photos", "120", "--runs", "1", "--json"])
+        #expect(result.status == 0, "\(result.errors)")
+        let figures = try lines(result.output)
+        #expect(figures.map { $0["figure"] as? String } == [
+            "scale photos --limit 50", "scale photos --tag T --limit 50", "scale show ID", "scale tags", "scale places",
+            "scale search WORD", "scale list (100 vacations)", "scale check", "scale backup",
+        ])
+        for figure in figures {
+            #expect(figure["photos"] as? Int == 120)
+            #expect((figure["ms"] as? Double ?? 0) > 0, "\(figure)")
+            #expect(figure["runs"] as? Int == 1)
+            if figure["figure"] as? String == "scale list (100 vacations)" {
+                #expect(figure["baseline_ms"] is NSNull, "\(figure)")
+            } else {
+                #expect((figure["baseline_ms"] as? Double ?? 0) > 0, "\(figure)")
+            }
+        }
+    }
+
     @Test("--memory measures both sides' peak resident memory in child processes")
     func memory() throws {
         let result = try ProductProcess.run("vacation-bench", ["--memory", "--memory-photos", "150", "--json"])
