@@ -28,11 +28,16 @@ public final class ManagedDocument {
         /// When true, SIGINT and SIGTERM save and close every open document before the process
         /// stops (see `StopSignalMonitor`).
         public var handlesStopSignals: Bool
+        /// When true, the store keeps persistent history (`StoreCoordinator`'s `tracksHistory`),
+        /// and the view context merges other processes' commits as they happen.
+        public var tracksHistory: Bool
 
-        public init(autosaveDelay: Duration? = .seconds(2), appVersion: String = "1.0", handlesStopSignals: Bool = true) {
+        public init(autosaveDelay: Duration? = .seconds(2), appVersion: String = "1.0", handlesStopSignals: Bool = true,
+                    tracksHistory: Bool = false) {
             self.autosaveDelay = autosaveDelay
             self.appVersion = appVersion
             self.handlesStopSignals = handlesStopSignals
+            self.tracksHistory = tracksHistory
         }
     }
 
@@ -140,7 +145,8 @@ public final class ManagedDocument {
 
     /// Opens the store behind a lock already held and makes the document ready for use.
     func start(lock: DocumentLock, mode: OpenMode) throws(DocumentError) {
-        let coordinator = try bundle.openCoordinator(model: model, readOnly: mode == .readOnly, subject: subject)
+        let coordinator = try bundle.openCoordinator(model: model, readOnly: mode == .readOnly,
+                                                     tracksHistory: configuration.tracksHistory, subject: subject)
         let container = PersistentContainer(coordinator: coordinator)
         let storeDate = FileSystem.modificationDate(at: bundle.storePath) ?? Date()
         let fallback = DocumentMetadata(modelVersion: model.versionIdentifier, created: storeDate, modified: storeDate,

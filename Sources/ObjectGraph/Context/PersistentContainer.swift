@@ -20,9 +20,9 @@ public final class PersistentContainer {
     public let viewContext: ObjectContext
     public var model: ObjectModel { coordinator.model }
 
-    /// Opens (creating or migrating) the store at `url`.
-    public convenience init(url: URL, model: ObjectModel, readOnly: Bool = false) throws {
-        try self.init(coordinator: StoreCoordinator(url: url, model: model, readOnly: readOnly))
+    /// Opens (creating or migrating) the store at `url`; `tracksHistory` as for `StoreCoordinator`.
+    public convenience init(url: URL, model: ObjectModel, readOnly: Bool = false, tracksHistory: Bool = false) throws {
+        try self.init(coordinator: StoreCoordinator(url: url, model: model, readOnly: readOnly, tracksHistory: tracksHistory))
     }
 
     public init(coordinator: StoreCoordinator) {
