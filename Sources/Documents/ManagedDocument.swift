@@ -88,6 +88,8 @@ public final class ManagedDocument {
     var stateObservers: [UUID: @MainActor (DocumentState) -> Void] = [:]
     var autosaveTask: Task<Void, Never>?
     var changeWatchTask: Task<Void, Never>?
+    /// Merges other processes' commits into the view context (`startLiveChanges`).
+    var liveChangesTask: Task<Void, Never>?
     var failedAutosaves = 0
     /// True while this document saves, so that its own context notifications do not schedule
     /// another autosave.
@@ -165,6 +167,7 @@ public final class ManagedDocument {
         failedAutosaves = 0
         state = mode == .readOnly ? .editingDisabled : .normal
         if mode == .readWrite { startAutosave(observing: container.viewContext) }
+        startLiveChanges(coordinator)
         DocumentRegistry.shared.didOpen(self)
     }
 
@@ -187,6 +190,7 @@ public final class ManagedDocument {
     func tearDown() {
         guard let lock = session?.lock else { return }
         stopAutosave()
+        stopLiveChanges()
         session?.changeObservation?.cancel()
         // Let go of our references to the store before the lock, so that the next writer does
         // not meet our connection (contexts the caller still holds keep it open, though).

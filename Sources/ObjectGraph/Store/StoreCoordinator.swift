@@ -19,6 +19,8 @@ public final class StoreCoordinator: Sendable {
     private let listeners = Locked<[UUID: ChangeListener]>([:])
     /// Change sets held back while a transaction of several saves is open.
     private let heldBack = Locked<HeldChanges?>(nil)
+    /// Watches for other processes' commits while `observesOtherProcesses` is on.
+    let watcher = Locked<ChangeWatcher?>(nil)
 
     /// Something that receives every committed change set.
     enum ChangeListener: Sendable {
