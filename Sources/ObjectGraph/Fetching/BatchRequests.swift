@@ -93,7 +93,7 @@ extension StoreCoordinator {
                 }
                 var changeSet = ChangeSet()
                 guard !victims.isEmpty else { return changeSet }
-                let tombstones = try store.history?.tombstones(of: victims, store: store) ?? [:]
+                let tombstones = try store.history?.tombstones(of: victims) ?? [:]
                 let keys = SQLiteStore.jsonList(victims.map(\.primaryKey))
                 // To-one keys elsewhere that point at the victims are cleared, and reported.
                 for other in model.entities {

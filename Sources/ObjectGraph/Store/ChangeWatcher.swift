@@ -85,6 +85,7 @@ extension StoreCoordinator {
         guard let started else { return }
         // Everything already committed is what this coordinator starts from.
         _ = try? withStore { store in  // a store that cannot be read now is read at the first tick
+            store.history?.remembersWritten = true
             let version = try store.connection.scalar("PRAGMA data_version")?.integerValue
             let newest = store.history == nil ? 0 : try store.connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION")?.integerValue ?? 0
             started.state.withLock { state in
@@ -101,6 +102,7 @@ extension StoreCoordinator {
             return watcher
         }
         stopped?.stop()
+        _ = try? withStore { $0.history?.remembersWritten = false }  // the body does not throw
     }
 
     /// The change sets of other processes' commits, as they are noticed (after they are

@@ -165,7 +165,7 @@ extension SQLiteStore {
     }
 
     /// History transactions with keys above `after`, oldest first.
-    func readHistory(after: Int64?, author: String?, entityNames: Set<String>?, excluding own: Set<Int64> = []) throws -> [HistoryTransaction] {
+    func readHistory(after: Int64?, author: String?, entityNames: Set<String>?) throws -> [HistoryTransaction] {
         guard let history else { throw StoreError("the store keeps no persistent history") }
         var entityNumbers: Set<Int>?
         if let entityNames {
@@ -194,7 +194,7 @@ extension SQLiteStore {
                                timestamp: Date(timeIntervalSinceReferenceDate: row.double(at: 1)),
                                author: row.string(at: 2), contextName: row.string(at: 3),
                                processName: row.string(at: 4), bundleIdentifier: row.string(at: 5), changes: [])
-        }.filter { !own.contains($0.token.transactionNumber) }
+        }
         guard !transactions.isEmpty else { return [] }
         let tombstoneColumns = try HistorySchema.storedTombstoneCount(on: connection)
         let statement = try connection.cachedStatement(

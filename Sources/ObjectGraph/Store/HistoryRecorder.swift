@@ -20,7 +20,11 @@ final class HistoryRecorder {
     var defaultAuthor: String?
     /// Transactions this store wrote, oldest first, so that a watcher of other processes'
     /// commits skips them; a rolled-back write takes its entries back (`forgetWritten(since:)`).
+    /// Kept only while `remembersWritten` (while the coordinator observes other processes).
     private(set) var written: [Int64] = []
+    var remembersWritten = false {
+        didSet { if !remembersWritten { written = [] } }
+    }
 
     init(model: ObjectModel, connection: Connection) throws {
         self.model = model
@@ -57,7 +61,7 @@ final class HistoryRecorder {
 
     /// The preserved attributes' stored values of objects about to be deleted, read before
     /// their rows go; objects of entities that preserve nothing are left out.
-    func tombstones(of ids: [ObjectID], store: SQLiteStore) throws -> [ObjectID: [SQLiteValue]] {
+    func tombstones(of ids: [ObjectID]) throws -> [ObjectID: [SQLiteValue]] {
         guard tombstoneColumns > 0 else { return [:] }
         var result: [ObjectID: [SQLiteValue]] = [:]
         for id in ids where !id.isTemporary {
@@ -117,13 +121,25 @@ final class HistoryRecorder {
             try change.run()
             key += 1
         }
-        for id in inserted { try write(id, type: HistorySchema.insertType, columns: nil, tombstone: nil) }
+        if let run = Self.consecutiveRun(inserted), inserted.count > 1 {
+            // A batch insert's new objects: one statement writes their rows (a row at a time
+            // through the bindings cost more than SQLite's own work).
+            try connection.cachedStatement("""
+                WITH RECURSIVE offsets(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM offsets WHERE n + 1 < ?1)
+                INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS)
+                SELECT ?2 + n, \(HistorySchema.changeEntity), NULL, \(HistorySchema.insertType), ?3, ?4 + n, ?5, NULL FROM offsets
+                """).run([.integer(Int64(inserted.count)), .integer(key), .integer(Int64(run.entityNumber)),
+                          .integer(run.primaryKey), .integer(transaction)])
+            key += Int64(inserted.count)
+        } else {
+            for id in inserted { try write(id, type: HistorySchema.insertType, columns: nil, tombstone: nil) }
+        }
         for (id, keys) in updated {
             let columns = layout(of: id.entityNumber)?.columns(for: keys) ?? []
             try write(id, type: HistorySchema.updateType, columns: columns, tombstone: nil)
         }
         for id in deleted { try write(id, type: HistorySchema.deleteType, columns: nil, tombstone: tombstones[id]) }
-        written.append(transaction)
+        if remembersWritten { written.append(transaction) }
     }
 
     private func bindString(_ key: Int64?, _ statement: Statement, _ index: Int) {
@@ -177,6 +193,15 @@ final class HistoryRecorder {
                 + "VALUES (?1, \(HistorySchema.changeEntity), NULL, ?2, ?3, ?4, ?5, ?6\(placeholders))")
         insertChange = statement
         return statement
+    }
+
+    /// The first ID when `ids` are one entity's consecutive keys in ascending order.
+    static func consecutiveRun(_ ids: [ObjectID]) -> ObjectID? {
+        guard let first = ids.first else { return nil }
+        for (offset, id) in ids.enumerated() where id.entityNumber != first.entityNumber || id.primaryKey != first.primaryKey + Int64(offset) {
+            return nil
+        }
+        return first
     }
 
     static func keyOrder(_ left: ObjectID, _ right: ObjectID) -> Bool {

@@ -12,7 +12,7 @@ extension SQLiteStore {
                 try connection.transaction(.immediate) {
                     guard let history else { return try write(payload, policy: policy) }
                     // Tombstones are read before the rows go, in the same transaction.
-                    let tombstones = try history.tombstones(of: payload.deletes.map(\.id), store: self)
+                    let tombstones = try history.tombstones(of: payload.deletes.map(\.id))
                     let outcome = try write(payload, policy: policy)
                     try history.record(outcome.changeSet, tombstones: tombstones,
                                        author: payload.transactionAuthor ?? history.defaultAuthor, contextName: payload.author)
