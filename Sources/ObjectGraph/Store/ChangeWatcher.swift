@@ -96,6 +96,7 @@ extension StoreCoordinator {
         started.start()
     }
 
+    /// Stops watching; `otherProcessChanges()` sequences end.
     public func stopObservingOtherProcesses() {
         let stopped = watcher.withLock { watcher in
             defer { watcher = nil }

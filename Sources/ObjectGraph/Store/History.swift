@@ -11,6 +11,7 @@ public struct HistoryToken: Sendable, Hashable, Comparable, Codable, CustomStrin
     /// The store's `Z_UUID`.
     public let storeUUID: String
 
+    /// The token of transaction `transactionNumber` of the store whose `Z_UUID` is `storeUUID`.
     public init(transactionNumber: Int64, storeUUID: String) {
         self.transactionNumber = transactionNumber
         self.storeUUID = storeUUID
@@ -25,8 +26,10 @@ public struct HistoryToken: Sendable, Hashable, Comparable, Codable, CustomStrin
         self.init(transactionNumber: number, storeUUID: uuid)
     }
 
+    /// The text form, `"<transaction>:<store UUID>"`.
     public var description: String { "\(transactionNumber):\(storeUUID)" }
 
+    /// Earlier transactions first (tokens of one store compare by transaction).
     public static func < (lhs: HistoryToken, rhs: HistoryToken) -> Bool {
         lhs.transactionNumber != rhs.transactionNumber ? lhs.transactionNumber < rhs.transactionNumber : lhs.storeUUID < rhs.storeUUID
     }
@@ -34,15 +37,21 @@ public struct HistoryToken: Sendable, Hashable, Comparable, Codable, CustomStrin
 
 /// `NSPersistentHistoryChangeType`, with Core Data's stored numbers.
 public enum HistoryChangeType: Int64, Sendable, Codable, CaseIterable {
+    /// The object was inserted.
     case insert = 0
+    /// Properties of the object changed (`HistoryChange.updatedProperties`).
     case update = 1
+    /// The object was deleted (`HistoryChange.tombstone`).
     case delete = 2
 }
 
 /// One object's change in a history transaction.
 public struct HistoryChange: Sendable, Equatable {
+    /// Insert, update or delete.
     public var changeType: HistoryChangeType
+    /// The object's permanent ID (`ZENTITY`, `ZENTITYPK`).
     public var objectID: ObjectID
+    /// The name of the object's entity.
     public var entityName: String
     /// For an update: the properties it changed, decoded from `ZCOLUMNS`; empty otherwise.
     public var updatedProperties: Set<String>
@@ -50,6 +59,7 @@ public struct HistoryChange: Sendable, Equatable {
     /// (stored form); empty otherwise.
     public var tombstone: [String: SQLiteValue]
 
+    /// A change as `fetchHistory` reads it.
     public init(changeType: HistoryChangeType, objectID: ObjectID, entityName: String,
                 updatedProperties: Set<String> = [], tombstone: [String: SQLiteValue] = [:]) {
         self.changeType = changeType
@@ -62,13 +72,17 @@ public struct HistoryChange: Sendable, Equatable {
 
 /// One committed save or batch operation, as its history records it.
 public struct HistoryTransaction: Sendable, Equatable {
+    /// The transaction's token: fetch after it to read what came next.
     public var token: HistoryToken
+    /// When the transaction was written (`ZTIMESTAMP`).
     public var timestamp: Date
     /// The saving context's `transactionAuthor` (or the coordinator's).
     public var author: String?
     /// The saving context's name.
     public var contextName: String?
+    /// The name of the process that wrote it.
     public var processName: String?
+    /// The writing app's bundle identifier (the process name where there is none, as on Linux).
     public var bundleIdentifier: String?
     /// In the order they were written.
     public var changes: [HistoryChange]
