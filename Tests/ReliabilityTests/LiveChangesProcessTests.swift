@@ -16,10 +16,10 @@ import Vacations
 struct LiveChangesProcessTests {
     private static let byID = FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")])
 
-    /// The results equal a fresh fetch; waits up to 60 s for the change to arrive (the merge runs
+    /// The results equal a fresh fetch; waits up to 180 s for the change to arrive (the merge runs
     /// on the main actor, which other suites' tests share while the whole suite runs).
     private func settle(_ controller: FetchedResultsController<Photo>, _ coordinator: StoreCoordinator) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(180)
         while ContinuousClock.now < deadline {
             let fresh = try ObjectContext(coordinator: coordinator).fetch(Self.byID).map(\.unique)
             if controller.fetchedObjects.map(\.unique) == fresh { return true }
