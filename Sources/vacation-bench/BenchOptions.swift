@@ -51,7 +51,8 @@ struct BenchOptions {
           --runs N            measured runs per import, reimport and backup (default 3), after one
                               warm-up run per side that is not counted; reads run 2N-1 times
           --only FIGURE,...   only these figures: import-xml, import-json, reimport, fetch-all,
-                              fetch-predicate, frc-initial, toggle, open-first-page, backup, search
+                              fetch-predicate, frc-initial, toggle, open-first-page, backup, search,
+                              import-history
           --memory            measure only the peak memory of a streaming XML import, each side
                               in a child process (minutes: a million photos by default)
           --memory-photos N   photos in the memory figure's feed (default 1000000)
@@ -71,7 +72,8 @@ struct BenchOptions {
         """
 
     static let figureNames: Set<String> = ["import-xml", "import-json", "reimport", "fetch-all", "fetch-predicate",
-                                           "frc-initial", "toggle", "open-first-page", "backup", "search"]
+                                           "frc-initial", "toggle", "open-first-page", "backup", "search",
+                                           "import-history"]
 
     struct UsageError: Error, CustomStringConvertible {
         var description: String

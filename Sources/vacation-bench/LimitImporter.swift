@@ -85,6 +85,9 @@ final class LimitImporter {
     private let insertPhoto: RawStatement
     private let insertLink: RawStatement
     private let insertSearchRow: RawStatement
+    /// The history rows the framework writes too (nil when the store keeps none).
+    private var history: BaselineHistory?
+    private var historyKeys: [Int64: Int64] = [:]
     private let now: Double
     private var tags: [String: TagState] = [:]
     /// Tag names by key - 1, for the search index's text (names in key order).
@@ -112,6 +115,9 @@ final class LimitImporter {
             "INSERT INTO \(BaselineSearchIndex.table) (rowid, title, subtitle, owner, place, tags) VALUES (?, ?, ?, ?, ?, ?)")
         tagBytes.reserveCapacity(256)
         placeBytes.reserveCapacity(256)
+        let keys = try database.prepare("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY")
+        while try keys.step() { historyKeys[keys.int64(0)] = keys.int64(1) }
+        history = try BaselineHistory(database: database, keys: &historyKeys)
     }
 
     /// Imports the feed at `url` (XML or JSON, by its first byte) into the empty store at `path`;
@@ -228,6 +234,7 @@ final class LimitImporter {
             insertSearchRow.bind(name, SearchParameter.place - 1)
         }
         try insertPhoto.run()
+        try history?.record(.insert, entity: 2, key: photos)
         photoTags.removeAll(keepingCapacity: true)
         forEachTag { name in
             let key: Int64
@@ -336,6 +343,7 @@ final class LimitImporter {
             insertTag.bind(state.count, 1)
             insertTag.bind(name, 2)
             try insertTag.run()
+            try history?.record(.insert, entity: 4, key: state.key)
         }
         let insertPlace = try database.prepare("INSERT INTO ZPLACE (Z_PK, Z_ENT, Z_OPT, ZFIRSTVISITED, ZNAME) VALUES (?, 3, 1, ?, ?)")
         for (name, state) in places {
@@ -343,9 +351,14 @@ final class LimitImporter {
             insertPlace.bind(state.firstVisited, 1)
             insertPlace.bind(name, 2)
             try insertPlace.run()
+            try history?.record(.insert, entity: 3, key: state.key)
         }
+        try history?.finish(keys: &historyKeys)
         let setKey = try database.prepare("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
-        for (entity, key) in [(2, photos), (3, Int64(places.count)), (4, Int64(tags.count))] {
+        historyKeys[2] = photos
+        historyKeys[3] = Int64(places.count)
+        historyKeys[4] = Int64(tags.count)
+        for (entity, key) in historyKeys {
             setKey.bind(key, 0)
             setKey.bind(Int64(entity), 1)
             try setKey.run()

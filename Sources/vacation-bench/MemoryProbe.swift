@@ -51,7 +51,9 @@ enum MemoryProbe {
         let elapsed: Double
         switch side {
         case "ours":
-            let library = try DocumentLibrary(url: folderURL.appendingPathComponent("library"), model: VacationModel.model)
+            // With persistent history, as vacations keep it.
+            let library = try DocumentLibrary(url: folderURL.appendingPathComponent("library"), model: VacationModel.model,
+                                              documentConfiguration: .init(tracksHistory: true))
             try library.create(named: "memory").close()
             elapsed = try timed {
                 let document = try library.open(named: "memory")
