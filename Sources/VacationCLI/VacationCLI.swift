@@ -65,6 +65,14 @@ public enum VacationCLI {
             return .badInput(error.description)
         case let error as QueryError:
             return .usage(error.description)
+        case let error as SearchQueryError:
+            return .usage(error.description)
+        case let error as AlbumError:
+            switch error.kind {
+            case .invalidName: return .usage(error.description)
+            case .alreadyExists: return .failed(error.description)
+            case .notFound: return .notFound(error.description)
+            }
         case let error as ImportFailure:
             switch error {
             case .feed(let feedError): return .badInput(feedError.description)

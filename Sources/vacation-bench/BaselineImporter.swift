@@ -28,6 +28,7 @@ final class BaselineImporter {
     private let photoTags: RawStatement
     private let insertLink: RawStatement
     private let deleteLink: RawStatement
+    private let searchIndex: BaselineSearchIndex
 
     private struct TagState {
         var key: Int64
@@ -57,16 +58,17 @@ final class BaselineImporter {
         self.now = now
         insertPhoto = try database.prepare("""
             INSERT INTO ZPHOTO (Z_PK, Z_ENT, Z_OPT, \(Self.photoColumns), ZVISITED, ZUNIQUE)
-            VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, 2, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         findPhoto = try database.prepare("SELECT Z_PK, \(Self.photoColumns), ZVISITED FROM ZPHOTO WHERE ZUNIQUE = ?")
         updatePhoto = try database.prepare("""
             UPDATE ZPHOTO SET Z_OPT = Z_OPT + 1, ZPLACE = ?, ZDATETAKEN = ?, ZDATEUPLOADED = ?, ZLATITUDE = ?,
             ZLONGITUDE = ?, ZIMAGEURL = ?, ZMEDIA = ?, ZOWNER = ?, ZSUBTITLE = ?, ZTHUMBNAILURL = ?, ZTITLE = ? WHERE Z_PK = ?
             """)
-        photoTags = try database.prepare("SELECT Z_3TAGS FROM Z_1TAGS WHERE Z_1PHOTOS = ?")
-        insertLink = try database.prepare("INSERT INTO Z_1TAGS (Z_1PHOTOS, Z_3TAGS) VALUES (?, ?)")
-        deleteLink = try database.prepare("DELETE FROM Z_1TAGS WHERE Z_1PHOTOS = ? AND Z_3TAGS = ?")
+        photoTags = try database.prepare("SELECT Z_4TAGS FROM Z_2TAGS WHERE Z_2PHOTOS = ?")
+        insertLink = try database.prepare("INSERT INTO Z_2TAGS (Z_2PHOTOS, Z_4TAGS) VALUES (?, ?)")
+        deleteLink = try database.prepare("DELETE FROM Z_2TAGS WHERE Z_2PHOTOS = ? AND Z_4TAGS = ?")
+        searchIndex = try BaselineSearchIndex(database: database)
     }
 
     /// Imports one feed in one transaction.
@@ -114,7 +116,7 @@ final class BaselineImporter {
 
     private func tagKey(_ name: String) -> Int64 {
         if let state = tags[name] { return state.key }
-        let key = newKey(entity: 3)
+        let key = newKey(entity: 4)
         tags[name] = TagState(key: key, count: 0, isNew: true, isDirty: true)
         return key
     }
@@ -126,14 +128,14 @@ final class BaselineImporter {
             tags.values[index].isDirty = true
             return tags.values[index].key
         }
-        let key = newKey(entity: 3)
+        let key = newKey(entity: 4)
         tags[name] = TagState(key: key, count: delta, isNew: true, isDirty: true)
         return key
     }
 
     private func placeKey(_ name: String) -> Int64 {
         if let state = places[name] { return state.key }
-        let key = newKey(entity: 2)
+        let key = newKey(entity: 3)
         places[name] = PlaceState(key: key, placeID: nil, firstVisited: nil, isNew: true, isDirty: true)
         return key
     }
@@ -162,7 +164,7 @@ final class BaselineImporter {
                 return
             } catch let error as RawSQLiteError where error.code & 0xFF == SQLITE_CONSTRAINT {
                 // An id the feed repeats: the row is there, so this draft updates it.
-                nextKeys[1] = (nextKeys[1] ?? 1) - 1
+                nextKeys[2] = (nextKeys[2] ?? 1) - 1
             }
         }
         try update(draft, counts: &counts)
@@ -170,19 +172,22 @@ final class BaselineImporter {
 
     /// Inserts a new photo with its links; the tags' counts and the place follow in memory.
     private func insert(_ draft: PhotoDraft) throws {
-        let key = newKey(entity: 1)
+        let key = newKey(entity: 2)
         let place = draft.placeName.map(placeKey)
         insertPhoto.bind(key, 0)
         bindAttributes(draft, place: place, to: insertPhoto, from: 1)
         insertPhoto.bind(now, 12)
         insertPhoto.bind(draft.id, 13)
         try insertPhoto.run()
+        var linked: [(key: Int64, name: String)] = []
         for name in draft.tags {
             let tag = countTag(name, by: 1)
             insertLink.bind(key, 0)
             insertLink.bind(tag, 1)
             try insertLink.run()
+            linked.append((tag, name))
         }
+        try searchIndex.insert(key: key, draft, place: place == nil ? nil : draft.placeName, tags: linked)
         if let name = draft.placeName, place != nil { notePlace(name, moment: draft.dateTaken ?? now, placeID: draft.placeID) }
     }
 
@@ -250,15 +255,20 @@ final class BaselineImporter {
                 try deleteLink.run()
             }
         }
-        if let name = draft.placeName ?? places.first(where: { $0.value.key == newPlace })?.key, newPlace != nil {
-            notePlace(name, moment: draft.dateTaken ?? visited ?? now, placeID: draft.placeID)
+        let placeName = newPlace == nil ? nil : draft.placeName ?? places.first(where: { $0.value.key == newPlace })?.key
+        if let placeName {
+            notePlace(placeName, moment: draft.dateTaken ?? visited ?? now, placeID: draft.placeID)
+        }
+        if changed {
+            try searchIndex.delete(key: key)
+            try searchIndex.insert(key: key, draft, place: placeName, tags: wanted.map { ($0.key, $0.value) })
         }
         if changed { counts.updated += 1 } else { counts.unchanged += 1 }
     }
 
     /// Writes the tags and places that changed, drops those left empty, records the keys.
     func finish() throws {
-        let insertTag = try database.prepare("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZCOUNT, ZNAME) VALUES (?, 3, 1, ?, ?)")
+        let insertTag = try database.prepare("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZCOUNT, ZNAME) VALUES (?, 4, 1, ?, ?)")
         let updateTag = try database.prepare("UPDATE ZTAG SET Z_OPT = Z_OPT + 1, ZCOUNT = ? WHERE Z_PK = ?")
         let deleteTag = try database.prepare("DELETE FROM ZTAG WHERE Z_PK = ?")
         for (name, state) in tags where state.isDirty {
@@ -278,7 +288,7 @@ final class BaselineImporter {
             }
         }
         let insertPlace = try database.prepare(
-            "INSERT INTO ZPLACE (Z_PK, Z_ENT, Z_OPT, ZFIRSTVISITED, ZNAME, ZPLACEID) VALUES (?, 2, 1, ?, ?, ?)")
+            "INSERT INTO ZPLACE (Z_PK, Z_ENT, Z_OPT, ZFIRSTVISITED, ZNAME, ZPLACEID) VALUES (?, 3, 1, ?, ?, ?)")
         let updatePlace = try database.prepare(
             "UPDATE ZPLACE SET Z_OPT = Z_OPT + 1, ZFIRSTVISITED = ?, ZPLACEID = ? WHERE Z_PK = ?")
         for (name, state) in places where state.isDirty {

@@ -63,7 +63,7 @@ enum BaselineQueries {
     /// Photos carrying the tag `tag`, in key order.
     static func photos(taggedWith tag: String, _ database: RawDatabase) throws -> [PhotoRow] {
         try rows(database, "SELECT \(PhotoRow.columns) FROM ZPHOTO p WHERE p.Z_PK IN "
-                 + "(SELECT j.Z_1PHOTOS FROM Z_1TAGS j JOIN ZTAG t ON t.Z_PK = j.Z_3TAGS WHERE t.ZNAME = ?) ORDER BY p.Z_PK",
+                 + "(SELECT j.Z_2PHOTOS FROM Z_2TAGS j JOIN ZTAG t ON t.Z_PK = j.Z_4TAGS WHERE t.ZNAME = ?) ORDER BY p.Z_PK",
                  withPlace: false) { $0.bind(tag, 0) }
     }
 

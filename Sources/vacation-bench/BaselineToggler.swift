@@ -11,6 +11,7 @@ final class BaselineToggler {
     private let findPhoto, insertPhoto, photoTags, decrementTag, deleteTag, deleteLinks, deletePhoto: RawStatement
     private let placeSummary, deletePlace, setFirstVisited: RawStatement
     private let nextKey, findTag, incrementTag, insertTag, insertLink, findPlace, insertPlace, updatePlace: RawStatement
+    private let searchIndex: BaselineSearchIndex
 
     init(database: RawDatabase, now: Date) throws {
         self.database = database
@@ -18,12 +19,12 @@ final class BaselineToggler {
         findPhoto = try database.prepare("SELECT Z_PK, ZPLACE FROM ZPHOTO WHERE ZUNIQUE = ?")
         insertPhoto = try database.prepare("""
             INSERT INTO ZPHOTO (Z_PK, Z_ENT, Z_OPT, \(BaselineImporter.photoColumns), ZVISITED, ZUNIQUE)
-            VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, 2, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        photoTags = try database.prepare("SELECT Z_3TAGS FROM Z_1TAGS WHERE Z_1PHOTOS = ?")
+        photoTags = try database.prepare("SELECT Z_4TAGS FROM Z_2TAGS WHERE Z_2PHOTOS = ?")
         decrementTag = try database.prepare("UPDATE ZTAG SET ZCOUNT = ZCOUNT - 1, Z_OPT = Z_OPT + 1 WHERE Z_PK = ? RETURNING ZCOUNT")
         deleteTag = try database.prepare("DELETE FROM ZTAG WHERE Z_PK = ?")
-        deleteLinks = try database.prepare("DELETE FROM Z_1TAGS WHERE Z_1PHOTOS = ?")
+        deleteLinks = try database.prepare("DELETE FROM Z_2TAGS WHERE Z_2PHOTOS = ?")
         deletePhoto = try database.prepare("DELETE FROM ZPHOTO WHERE Z_PK = ?")
         placeSummary = try database.prepare("SELECT count(*), min(coalesce(ZDATETAKEN, ZVISITED)) FROM ZPHOTO WHERE ZPLACE = ?")
         deletePlace = try database.prepare("DELETE FROM ZPLACE WHERE Z_PK = ?")
@@ -31,12 +32,13 @@ final class BaselineToggler {
         nextKey = try database.prepare("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_ENT = ? RETURNING Z_MAX")
         findTag = try database.prepare("SELECT Z_PK FROM ZTAG WHERE ZNAME = ?")
         incrementTag = try database.prepare("UPDATE ZTAG SET ZCOUNT = ZCOUNT + 1, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?")
-        insertTag = try database.prepare("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZCOUNT, ZNAME) VALUES (?, 3, 1, 1, ?)")
-        insertLink = try database.prepare("INSERT INTO Z_1TAGS (Z_1PHOTOS, Z_3TAGS) VALUES (?, ?)")
+        insertTag = try database.prepare("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZCOUNT, ZNAME) VALUES (?, 4, 1, 1, ?)")
+        insertLink = try database.prepare("INSERT INTO Z_2TAGS (Z_2PHOTOS, Z_4TAGS) VALUES (?, ?)")
         findPlace = try database.prepare("SELECT Z_PK, ZFIRSTVISITED, ZPLACEID FROM ZPLACE WHERE ZNAME = ?")
         insertPlace = try database.prepare(
-            "INSERT INTO ZPLACE (Z_PK, Z_ENT, Z_OPT, ZFIRSTVISITED, ZNAME, ZPLACEID) VALUES (?, 2, 1, ?, ?, ?)")
+            "INSERT INTO ZPLACE (Z_PK, Z_ENT, Z_OPT, ZFIRSTVISITED, ZNAME, ZPLACEID) VALUES (?, 3, 1, ?, ?, ?)")
         updatePlace = try database.prepare("UPDATE ZPLACE SET ZFIRSTVISITED = ?, ZPLACEID = ?, Z_OPT = Z_OPT + 1 WHERE Z_PK = ?")
+        searchIndex = try BaselineSearchIndex(database: database)
     }
 
     /// Visits the draft's photo when the store lacks it, unvisits it otherwise; one transaction.
@@ -76,6 +78,7 @@ final class BaselineToggler {
         try deleteLinks.run()
         deletePhoto.bind(key, 0)
         try deletePhoto.run()
+        try searchIndex.delete(key: key)
         guard let place else { return }
         placeSummary.bind(place, 0)
         _ = try placeSummary.step()
@@ -100,7 +103,7 @@ final class BaselineToggler {
     }
 
     private func visit(_ draft: PhotoDraft) throws {
-        let key = try newKey(entity: 1)
+        let key = try newKey(entity: 2)
         var place: Int64?
         if let name = draft.placeName {
             let moment = draft.dateTaken ?? now
@@ -119,7 +122,7 @@ final class BaselineToggler {
                 place = existing
             } else {
                 findPlace.reset()
-                let created = try newKey(entity: 2)
+                let created = try newKey(entity: 3)
                 insertPlace.bind(created, 0)
                 insertPlace.bind(moment, 1)
                 insertPlace.bind(name, 2)
@@ -143,6 +146,7 @@ final class BaselineToggler {
         insertPhoto.bind(now, 12)
         insertPhoto.bind(draft.id, 13)
         try insertPhoto.run()
+        var linked: [(key: Int64, name: String)] = []
         for name in draft.tags {
             findTag.bind(name, 0)
             let tag: Int64
@@ -153,7 +157,7 @@ final class BaselineToggler {
                 try incrementTag.run()
             } else {
                 findTag.reset()
-                tag = try newKey(entity: 3)
+                tag = try newKey(entity: 4)
                 insertTag.bind(tag, 0)
                 insertTag.bind(name, 1)
                 try insertTag.run()
@@ -161,6 +165,8 @@ final class BaselineToggler {
             insertLink.bind(key, 0)
             insertLink.bind(tag, 1)
             try insertLink.run()
+            linked.append((tag, name))
         }
+        try searchIndex.insert(key: key, draft, place: place == nil ? nil : draft.placeName, tags: linked)
     }
 }

@@ -61,7 +61,7 @@ final class BenchRunner {
                 }),
                 ("reimport", measureReimport), ("fetch-all", measureFetchAll), ("fetch-predicate", measureFetchPredicate),
                 ("frc-initial", measureControllerFetch), ("toggle", measureToggle),
-                ("open-first-page", measureOpenFirstPage), ("backup", measureBackup),
+                ("open-first-page", measureOpenFirstPage), ("backup", measureBackup), ("search", measureSearch),
             ]
             for (name, measure) in figures where options.only?.contains(name) ?? true {
                 if vacationName.isEmpty && name != "import-xml" && name != "import-json" {
@@ -98,7 +98,7 @@ final class BenchRunner {
             if let failure = report.files.first?.failure { throw BenchError("\(figure): the import failed: \(failure)") }
 
             let store = path("\(figure)-\(run).sqlite").path
-            _ = try StoreCoordinator(url: URL(fileURLWithPath: store), model: VacationModel.model)
+            try BaselineSearchIndex.makeStore(at: store)
             var counts = ImportCounts()
             baseline.append(try timed { counts = try BaselineImporter.importFeed(feed, intoStoreAt: store, now: Self.visitTime) })
 
@@ -185,11 +185,17 @@ enum StoreFingerprint {
             + "total(length(ZMEDIA)), total(length(ZSUBTITLE)), total(length(ZUNIQUE)) FROM ZPHOTO",
         "SELECT count(*), total(ZCOUNT), total(length(ZNAME)) FROM ZTAG",
         "SELECT count(*), \(thousandths("ZFIRSTVISITED")), total(length(ZNAME)), total(length(ZPLACEID)) FROM ZPLACE",
-        "SELECT count(*), total(length(t.ZNAME)), total(length(p.ZUNIQUE)) FROM Z_1TAGS j JOIN ZTAG t ON t.Z_PK = j.Z_3TAGS "
-            + "JOIN ZPHOTO p ON p.Z_PK = j.Z_1PHOTOS",
+        "SELECT count(*), total(length(t.ZNAME)), total(length(p.ZUNIQUE)) FROM Z_2TAGS j JOIN ZTAG t ON t.Z_PK = j.Z_4TAGS "
+            + "JOIN ZPHOTO p ON p.Z_PK = j.Z_2PHOTOS",
         "SELECT count(*), total(length(pl.ZNAME)) FROM ZPHOTO p JOIN ZPLACE pl ON pl.Z_PK = p.ZPLACE",
-        "SELECT count(*) FROM ZTAG t WHERE t.ZCOUNT != (SELECT count(*) FROM Z_1TAGS j WHERE j.Z_3TAGS = t.Z_PK)",
-        "SELECT max(Z_PK) <= (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1) FROM ZPHOTO",
+        "SELECT count(*) FROM ZTAG t WHERE t.ZCOUNT != (SELECT count(*) FROM Z_2TAGS j WHERE j.Z_4TAGS = t.Z_PK)",
+        "SELECT max(Z_PK) <= (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 2) FROM ZPHOTO",
+        // The search index: the same text for the same photos, and the same words found.
+        "SELECT count(*), total(length(f.title)), total(length(f.subtitle)), total(length(f.owner)), total(length(f.place)), "
+            + "total(length(f.tags)), total(length(p.ZUNIQUE)), total(f.title IS NOT p.ZTITLE) "
+            + "FROM FTS_ZPHOTO_SEARCH f JOIN ZPHOTO p ON p.Z_PK = f.rowid",
+        "SELECT count(*), (SELECT count(*) FROM FTS_ZPHOTO_SEARCH WHERE FTS_ZPHOTO_SEARCH MATCH '\"tag1\"* \"place\"') "
+            + "FROM FTS_ZPHOTO_SEARCH",
     ]
 
     private static func thousandths(_ column: String) -> String {

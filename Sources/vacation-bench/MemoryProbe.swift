@@ -58,7 +58,7 @@ enum MemoryProbe {
             try document.close()
         case "baseline":
             let store = folderURL.appendingPathComponent("baseline.sqlite")
-            _ = try StoreCoordinator(url: store, model: VacationModel.model)
+            try BaselineSearchIndex.makeStore(at: store.path)
             elapsed = try timed { _ = try BaselineImporter.importFeed(feedURL, intoStoreAt: store.path, now: now) }
         default:
             throw BenchError("unknown side '\(side)'")

@@ -31,12 +31,12 @@ struct BenchTests {
         let figures = try lines(result.output)
         #expect(figures.map { $0["figure"] as? String } == [
             "import-xml", "import-json", "reimport", "fetch-all", "fetch-predicate", "frc-initial", "toggle",
-            "open-first-page", "backup",
+            "open-first-page", "backup", "search",
         ])
         for figure in figures {
             #expect(figure["photos"] as? Int == 120)
             let ratio = try #require(figure["ratio"] as? Double, "\(figure)")
-            if figure["figure"] as? String == "toggle" {
+            if ["toggle", "search"].contains(figure["figure"] as? String) {
                 let p50 = try #require(figure["p50_ms"] as? Double)
                 let baseline = try #require(figure["baseline_p50_ms"] as? Double)
                 #expect(figure["p99_ms"] as? Double ?? -1 >= p50)

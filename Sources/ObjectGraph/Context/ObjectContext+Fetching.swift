@@ -144,7 +144,7 @@ extension ObjectContext {
     }
 
     /// Prefetches a relationship key path, one level at a time (`place`, `tags`, `place.photos`).
-    private func prefetch(keyPath: String, of objects: [ManagedObject]) throws {
+    func prefetch(keyPath: String, of objects: [ManagedObject]) throws {
         var level = objects
         for name in keyPath.split(separator: ".").map(String.init) {
             guard !level.isEmpty else { return }

@@ -44,12 +44,17 @@ public struct AttributeDescription: Sendable, Equatable {
     /// A composite attribute's elements (type `.composite`), in the order the composite declares
     /// them; an element may itself be a composite. Empty for every other type.
     public var elements: [AttributeDescription]
+    /// Whether the store keeps the attribute's text in its entity's full-text search index
+    /// (`ObjectContext.search`); only stored string attributes can be. Not part of the version
+    /// hash: Core Data has no such flag, and the index is not a table of the model.
+    public var isSearchable: Bool
 
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: SQLiteValue? = nil,
                 isIndexed: Bool = false, isUnique: Bool = false, isTransient: Bool = false,
                 renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
                 allowsExternalBinaryDataStorage: Bool = false, preservesValueInHistoryOnDeletion: Bool = false,
-                derivationExpression: String? = nil, elements: [AttributeDescription] = []) {
+                derivationExpression: String? = nil, elements: [AttributeDescription] = [],
+                isSearchable: Bool = false) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
@@ -63,6 +68,7 @@ public struct AttributeDescription: Sendable, Equatable {
         self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
         self.derivationExpression = derivationExpression
         self.elements = elements
+        self.isSearchable = isSearchable
     }
 
     /// A composite's leaf elements, depth first, each named by its path from the composite
@@ -104,11 +110,15 @@ public struct RelationshipDescription: Sendable, Equatable {
     /// For a many-to-many read from an existing store: its join table as the store names it,
     /// with this side's keys in `sourceColumn`. Nil: the table Core Data's rules name.
     public var storedJoinTable: ObjectModel.JoinTable.Layout?
+    /// A string attribute of the destination whose values are searched with this object (a
+    /// tag's `name` with its photo); nil for none. Only to-ones and many-to-manys can carry
+    /// one. Not part of the version hash (see `AttributeDescription.isSearchable`).
+    public var searchableAttribute: String?
 
     public init(name: String, destination: String, inverse: String?, isToMany: Bool = false,
                 isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
                 minCount: Int = 0, maxCount: Int = 0, renamingIdentifier: String? = nil,
-                versionHashModifier: String? = nil) {
+                versionHashModifier: String? = nil, searchableAttribute: String? = nil) {
         self.name = name
         self.destination = destination
         self.inverse = inverse
@@ -121,6 +131,7 @@ public struct RelationshipDescription: Sendable, Equatable {
         self.renamingIdentifier = renamingIdentifier
         self.versionHashModifier = versionHashModifier
         self.storedJoinTable = nil
+        self.searchableAttribute = searchableAttribute
     }
 }
 

@@ -16,6 +16,8 @@ public final class ObjectModel: Sendable {
     public let hiddenKeys: [HiddenKey]
     /// A name for this version of the model, written to store metadata.
     public let versionIdentifier: String
+    /// The full-text search indexes its searchable properties ask for, one per table.
+    public let searchIndexes: [SearchIndex]
     private let tableColumns: [String: [Column]]
     private let entityNumbers: [String: Int]
     private let classEntities: [ObjectIdentifier: Int]
@@ -91,6 +93,7 @@ public final class ObjectModel: Sendable {
         joinTables = built.joinTables
         hiddenKeys = built.hiddenKeys
         tableColumns = built.tableColumns
+        searchIndexes = try SearchIndex.indexes(of: built.entities)
         self.versionIdentifier = versionIdentifier
         entityNumbers = Dictionary(uniqueKeysWithValues: built.entities.map { ($0.name, $0.number) })
         var classes: [ObjectIdentifier: Int] = [:]

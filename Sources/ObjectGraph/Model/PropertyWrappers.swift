@@ -21,34 +21,37 @@ public struct Attribute<Value: AttributeValue> {
     // they are inlinable: specialised for the property's type, they take a number and store
     // it. What they declare is built only while the model reflects the class.
 
-    /// An attribute whose new objects start with `wrappedValue`.
+    /// An attribute whose new objects start with `wrappedValue`. A `searchable` string is kept
+    /// in the entity's full-text search index (`ObjectContext.search`).
     @inlinable
     public init(wrappedValue: Value, unique: Bool = false, indexed: Bool = false, transient: Bool = false,
-                renamedFrom: String? = nil) {
+                renamedFrom: String? = nil, searchable: Bool = false) {
         ordinal = WrapperOrdinal.next {
             Self.declaration(unique: unique, indexed: indexed, transient: transient, defaultValue: wrappedValue,
-                             renamedFrom: renamedFrom)
+                             renamedFrom: renamedFrom, searchable: searchable)
         }
     }
 
     /// An attribute without a default: nil for optionals; a non-optional must be set before saving.
     @inlinable
-    public init(unique: Bool = false, indexed: Bool = false, transient: Bool = false, renamedFrom: String? = nil) {
+    public init(unique: Bool = false, indexed: Bool = false, transient: Bool = false, renamedFrom: String? = nil,
+                searchable: Bool = false) {
         ordinal = WrapperOrdinal.next {
             Self.declaration(unique: unique, indexed: indexed, transient: transient, defaultValue: nil,
-                             renamedFrom: renamedFrom)
+                             renamedFrom: renamedFrom, searchable: searchable)
         }
     }
 
     /// The declaration, once reflection gives the property its name.
     @usableFromInline
     static func declaration(unique: Bool, indexed: Bool, transient: Bool, defaultValue: Value?,
-                            renamedFrom: String?) -> WrapperDeclaration {
+                            renamedFrom: String?, searchable: Bool) -> WrapperDeclaration {
         { name in
             .attribute(AttributeDescription(
                 name: name, type: Value.attributeType, isOptional: Value.isOptional,
                 defaultValue: defaultValue.map(\.storedValue).flatMap { $0.isNull ? nil : $0 },
-                isIndexed: indexed, isUnique: unique, isTransient: transient, renamingIdentifier: renamedFrom))
+                isIndexed: indexed, isUnique: unique, isTransient: transient, renamingIdentifier: renamedFrom,
+                isSearchable: searchable))
         }
     }
 
@@ -123,6 +126,7 @@ extension Set: RelationshipValue where Element: ManagedObject {
 /// ```swift
 /// @Relationship(inverse: "photos") var place: Place?
 /// @Relationship(inverse: "place", deleteRule: .cascade) var photos: Set<Photo>
+/// @Relationship(inverse: "photos", searchable: "name") var tags: Set<Tag>   // tags' names searched with the photo
 /// ```
 /// Assigning an object from another context is a programming error and is ignored.
 @propertyWrapper
@@ -130,24 +134,27 @@ public struct Relationship<Value: RelationshipValue> {
     /// The wrapper's place among its object's wrappers (see `Attribute`).
     @usableFromInline let ordinal: Int32
 
+    /// `searchable` names a string attribute of the destination whose values the object's
+    /// full-text search index holds (a to-one or a many-to-many only).
     @inlinable
     public init(inverse: String?, deleteRule: DeleteRule = .nullify, optional: Bool = true,
-                minCount: Int = 0, maxCount: Int = 0, renamedFrom: String? = nil) {
+                minCount: Int = 0, maxCount: Int = 0, renamedFrom: String? = nil, searchable: String? = nil) {
         ordinal = WrapperOrdinal.next {
             Self.declaration(inverse: inverse, deleteRule: deleteRule, optional: optional, minCount: minCount,
-                             maxCount: maxCount, renamedFrom: renamedFrom)
+                             maxCount: maxCount, renamedFrom: renamedFrom, searchable: searchable)
         }
     }
 
     /// The declaration, once reflection gives the property its name.
     @usableFromInline
     static func declaration(inverse: String?, deleteRule: DeleteRule, optional: Bool, minCount: Int, maxCount: Int,
-                            renamedFrom: String?) -> WrapperDeclaration {
+                            renamedFrom: String?, searchable: String?) -> WrapperDeclaration {
         { name in
             .relationship(RelationshipDescription(
                 name: name, destination: Value.destinationType.entityName, inverse: inverse,
                 isToMany: Value.isToMany, deleteRule: deleteRule, isOptional: optional,
-                minCount: minCount, maxCount: maxCount, renamingIdentifier: renamedFrom))
+                minCount: minCount, maxCount: maxCount, renamingIdentifier: renamedFrom,
+                searchableAttribute: searchable))
         }
     }
 

@@ -26,9 +26,10 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable, Equatabl
 /// `Z_PRIMARYKEY` (whose names Core Data leaves as they were), and indexes named and spelled as
 /// Core Data writes them. Anything else is a `MigrationError`.
 ///
-/// The plan is a list of statements in a fixed order (indexes dropped; tables rebuilt in entity
-/// order, then join tables; tables of removed entities dropped; history renumbered; indexes and
-/// triggers created; keys), so the same store and model always give the same plan.
+/// The plan is a list of statements in a fixed order (search triggers dropped; indexes dropped;
+/// tables rebuilt in entity order, then join tables; tables of removed entities dropped; history
+/// renumbered; indexes and triggers created; keys; search indexes remade), so the same store and
+/// model always give the same plan.
 struct MigrationPlanner {
     let connection: Connection
     let model: ObjectModel
@@ -57,6 +58,16 @@ struct MigrationPlanner {
 
         mutating func add(_ sql: String, _ values: [SQLiteValue] = [], kind: Kind = .data) {
             statements.append(Statement(sql: sql, values: values, kind: kind))
+        }
+
+        /// Search index triggers go before everything else (SQLite refuses to rename or drop
+        /// what a trigger names), and the indexes are made after. A missing or stale index is
+        /// data (a write may have gone unindexed, and a reader cannot mend it); an index remade
+        /// only because a schema-only rewrite dropped its triggers is schema, as the rewrite is.
+        mutating func add(searchIndexPlan search: SearchIndexPlan) {
+            let kind: Kind = !statements.isEmpty && !changesData ? .schema : .data
+            statements = search.before.map { Statement(sql: $0, values: [], kind: kind) } + statements
+                + search.after.map { Statement(sql: $0, values: [], kind: kind) }
         }
     }
 
@@ -92,7 +103,10 @@ struct MigrationPlanner {
         // framework wrote (they carry our model record) are still brought to our layout.
         if let metadata = try StoreMetadata.readIfPresent(connection), metadata.modelRecord == nil,
            !metadata.versionHashes.isEmpty, metadata.versionHashes == model.versionHashes {
-            return Plan()
+            // Such a store gets a search index only when the model asks for one.
+            var plan = Plan()
+            plan.add(searchIndexPlan: try SearchIndexPlan.make(connection: connection, model: model, migrating: false))
+            return plan
         }
         let stored = try StoredSchema(connection: connection)
         let mapping = try mapEntities(stored)
@@ -104,7 +118,9 @@ struct MigrationPlanner {
         work.planHistoryRenumbering()
         work.planIndexesAndTriggers()
         work.planPrimaryKeys()
-        return work.result()
+        var plan = work.result()
+        plan.add(searchIndexPlan: try SearchIndexPlan.make(connection: connection, model: model, migrating: !plan.isEmpty))
+        return plan
     }
 
     // MARK: Entities

@@ -13,6 +13,8 @@ extension SQLiteStore {
             return ManyToManyWrite(relationship: relationship, link: try linkPlan(for: table),
                                    isOwner: model.ownsJoinTable(entity: entity.number, relationship: relationship.index))
         }
+        // The search index is written once for the whole batch, after its rows (`SearchIndexSuspension`).
+        let suspendedIndex = try SearchIndexSuspension.begin(for: entity, in: self)
         var ids: [ObjectID] = []
         ids.reserveCapacity(insert.rows.count)
         // Every related object is checked once, after the rows: one query per table.
@@ -37,6 +39,7 @@ extension SQLiteStore {
             }
             ids.append(id)
         }
+        try suspendedIndex?.end(indexingKeys: firstKey..<(firstKey + Int64(insert.rows.count)), in: self)
         var changeSet = ChangeSet()
         changeSet.inserted = Set(ids)
         for (index, targets) in related.enumerated() where !targets.isEmpty {

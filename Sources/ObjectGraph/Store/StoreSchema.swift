@@ -151,6 +151,7 @@ struct StoreSchema {
         statements += allIndexes().map(\.sql)
         statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+        for index in model.searchIndexes { statements += SearchIndexSchema(index: index).creationStatements }
         return statements
     }
 }

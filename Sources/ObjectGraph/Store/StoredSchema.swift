@@ -111,7 +111,11 @@ struct StoredSchema {
     }
 
     func indexes(on table: String) -> [Index] { indexes.filter { $0.table == table } }
-    func triggers(on table: String) -> [Trigger] { triggers.filter { $0.table == table } }
+    /// The triggers on `table` that a rewrite must make again: the search index's are left to
+    /// `SearchIndexPlan`, which drops them before any table moves and remakes them after.
+    func triggers(on table: String) -> [Trigger] {
+        triggers.filter { $0.table == table && !SearchIndexPlan.isOurTrigger($0.name) }
+    }
 }
 
 extension String {

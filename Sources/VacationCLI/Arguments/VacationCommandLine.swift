@@ -14,6 +14,7 @@ public enum VacationCommand: Sendable, Equatable {
     case visit(ids: [String], feed: String)
     case unvisit(ids: [String])
     case toggle(id: String, feed: String)
+    case fetch(FetchOptions)
     case photos(PhotosOptions)
     case show(id: String)
     case tags
@@ -22,9 +23,15 @@ public enum VacationCommand: Sendable, Equatable {
     case backup(name: String?, destination: String?, keep: Int?)
     case backups(name: String?)
     case restore(backup: String, newName: String?, force: Bool)
-    /// `trips [--gap HOURS]`: the gap in hours, positive and finite.
-    case trips(gapHours: Double)
+    /// `trips [--gap HOURS] [--album NAME]`: the gap in hours, positive and finite.
+    case trips(gapHours: Double, album: String? = nil)
     case export(ExportOptions)
+    /// `search TEXT... [--limit N]`: the words, joined with spaces.
+    case search(text: String, limit: Int?)
+    /// `album create NAME --where PREDICATE`
+    case albumCreate(name: String, predicate: String)
+    case albumList
+    case albumDelete(name: String)
 
     /// `export FORMAT [--to PATH] [--where PREDICATE]`
     public struct ExportOptions: Sendable, Equatable {
@@ -32,11 +39,14 @@ public enum VacationCommand: Sendable, Equatable {
         /// A file (a folder for `html`, where it is required); nil for standard output.
         public var destination: String?
         public var predicate: String?
+        /// A smart album: only its photos (with `predicate`, those matching both).
+        public var album: String?
 
-        public init(format: ExportFormat, destination: String? = nil, predicate: String? = nil) {
+        public init(format: ExportFormat, destination: String? = nil, predicate: String? = nil, album: String? = nil) {
             self.format = format
             self.destination = destination
             self.predicate = predicate
+            self.album = album
         }
     }
 
@@ -67,10 +77,12 @@ public enum VacationCommand: Sendable, Equatable {
         public var descending: Bool
         /// `nil` lists every matching photo.
         public var limit: Int?
+        /// A smart album: only its photos (with the other options, those matching all).
+        public var album: String?
 
         public init(
             tag: String? = nil, place: String? = nil, predicate: String? = nil,
-            sortKeys: [String] = [], descending: Bool = false, limit: Int? = nil
+            sortKeys: [String] = [], descending: Bool = false, limit: Int? = nil, album: String? = nil
         ) {
             self.tag = tag
             self.place = place
@@ -78,6 +90,7 @@ public enum VacationCommand: Sendable, Equatable {
             self.sortKeys = sortKeys
             self.descending = descending
             self.limit = limit
+            self.album = album
         }
     }
 
@@ -85,13 +98,17 @@ public enum VacationCommand: Sendable, Equatable {
     public enum Name: String, Sendable, CaseIterable {
         case list, create, rename, delete, `default`, info
         case `import`, visit, unvisit, toggle
+        case fetch
         case photos, show, tags, places, check
         case backup, backups, restore, help
-        case trips, export
+        case trips, export, search, album
 
-        /// Whether `--json` makes this command print one JSON document.
+        /// Whether `--json` makes this command (or, for a group such as `album`, each of its
+        /// subcommands) print one JSON document.
         public var printsJSON: Bool {
-            VacationCommands.root.subcommand(named: rawValue)?.options.contains { $0.longNames == ["--json"] } ?? false
+            guard let spec = VacationCommands.root.subcommand(named: rawValue) else { return false }
+            let printing = { (command: CommandSpec) in command.options.contains { $0.longNames == ["--json"] } }
+            return spec.subcommands.isEmpty ? printing(spec) : spec.subcommands.allSatisfy(printing)
         }
     }
 
@@ -107,6 +124,7 @@ public enum VacationCommand: Sendable, Equatable {
         case .visit: .visit
         case .unvisit: .unvisit
         case .toggle: .toggle
+        case .fetch: .fetch
         case .photos: .photos
         case .show: .show
         case .tags: .tags
@@ -117,6 +135,8 @@ public enum VacationCommand: Sendable, Equatable {
         case .restore: .restore
         case .trips: .trips
         case .export: .export
+        case .search: .search
+        case .albumCreate, .albumList, .albumDelete: .album
         }
     }
 }
@@ -230,6 +250,9 @@ public enum VacationCommandLine {
     }
 
     static func command(_ parsed: ParsedArguments) throws(CLIUsageError) -> VacationCommand {
+        if parsed.path.count > 2, parsed.path[1].name == VacationCommand.Name.album.rawValue {
+            return try albumCommand(parsed)
+        }
         let name = parsed.command.flatMap { VacationCommand.Name(rawValue: $0.name) }
         let argument = { (key: String) in parsed.positional(key) ?? "" }
         switch name {
@@ -248,6 +271,7 @@ public enum VacationCommandLine {
         case .visit: return .visit(ids: parsed.positionals("id"), feed: parsed.value(of: "--feed") ?? "")
         case .unvisit: return .unvisit(ids: parsed.positionals("id"))
         case .toggle: return .toggle(id: argument("id"), feed: parsed.value(of: "--feed") ?? "")
+        case .fetch: return .fetch(try fetchOptions(parsed))
         case .photos:
             return .photos(VacationCommand.PhotosOptions(
                 tag: parsed.value(of: "--tag"),
@@ -255,7 +279,8 @@ public enum VacationCommandLine {
                 predicate: parsed.value(of: "--where"),
                 sortKeys: try sortKeys(parsed),
                 descending: parsed.flag("--desc"),
-                limit: try parsed.integer(of: "--limit", in: 0...)))
+                limit: try parsed.integer(of: "--limit", in: 0...),
+                album: parsed.value(of: "--album")))
         case .show: return .show(id: argument("id"))
         case .tags: return .tags
         case .places: return .places
@@ -269,10 +294,12 @@ public enum VacationCommandLine {
         case .restore:
             return .restore(backup: argument("backup"), newName: parsed.value(of: "--as"), force: parsed.flag("--force"))
         case .trips:
-            return .trips(gapHours: try gapHours(parsed))
+            return .trips(gapHours: try gapHours(parsed), album: parsed.value(of: "--album"))
         case .export:
             return .export(try exportOptions(parsed))
-        case .help, nil:
+        case .search:
+            return .search(text: parsed.positionals("text").joined(separator: " "), limit: try parsed.integer(of: "--limit", in: 0...))
+        case .help, .album, nil:
             // The parser answers `help` itself; reaching here means the table and this
             // switch disagree, which the tests over every command rule out.
             throw CLIUsageError(message: "Unknown command '\(parsed.commandNames.last ?? "")'", path: parsed.path)
@@ -313,6 +340,19 @@ public enum VacationCommandLine {
         if format == .html && destination == nil {
             throw CLIUsageError(message: "export html needs --to DIR, the folder to write the album to", path: parsed.path)
         }
-        return VacationCommand.ExportOptions(format: format, destination: destination, predicate: parsed.value(of: "--where"))
+        return VacationCommand.ExportOptions(format: format, destination: destination, predicate: parsed.value(of: "--where"),
+                                             album: parsed.value(of: "--album"))
+    }
+
+    /// `album create|list|delete`.
+    static func albumCommand(_ parsed: ParsedArguments) throws(CLIUsageError) -> VacationCommand {
+        let name = parsed.positional("name") ?? ""
+        switch parsed.command?.name {
+        case "create": return .albumCreate(name: name, predicate: parsed.value(of: "--where") ?? "")
+        case "list": return .albumList
+        case "delete": return .albumDelete(name: name)
+        default:
+            throw CLIUsageError(message: "Unknown command '\(parsed.commandNames.joined(separator: " "))'", path: parsed.path)
+        }
     }
 }

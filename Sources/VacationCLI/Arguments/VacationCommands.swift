@@ -21,10 +21,10 @@ public enum VacationCommands {
         options: globalOptions,
         subcommands: [
             list, create, rename, delete, setDefault, info,
-            importFeeds, visit, unvisit, toggle,
+            importFeeds, visit, unvisit, toggle, fetch,
             photos, show, tags, places, check,
             backup, backups, restore,
-            trips, export,
+            search, album, trips, export,
             CommandSpec.helpCommand(),
         ])
 
@@ -148,6 +148,7 @@ public enum VacationCommands {
             .option("--place", valueName: "place", help: "Only photos taken at this place."),
             .option("--where", valueName: "predicate",
                      help: "Only photos matching this predicate, e.g. \"title CONTAINS[c] 'beach'\"."),
+            albumOption,
             .option("--sort", valueName: "keys",
                      help: "Sort by these comma-separated keys, e.g. dateTaken,title."),
             .flag("--desc", help: "Sort in descending order."),
@@ -219,6 +220,7 @@ public enum VacationCommands {
         options: [
             .option("--gap", valueName: "hours",
                      help: "Start a new trip after a gap longer than this many hours.", defaultValue: "48"),
+            albumOption,
             json,
         ])
 
@@ -236,6 +238,7 @@ public enum VacationCommands {
                      help: "The file to write, or the album's folder for html."),
             .option("--where", valueName: "predicate",
                      help: "Only photos matching this predicate, e.g. \"ANY tags.name == 'sea'\"."),
+            albumOption,
             json,
         ])
 }

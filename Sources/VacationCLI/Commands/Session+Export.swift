@@ -6,12 +6,14 @@ import Vacations
 
 /// `trips`, `export` (DESIGN §8, "Finding and showing").
 extension Session {
-    func trips(gapHours: Double) throws -> Int32 {
+    func trips(gapHours: Double, album: String?) throws -> Int32 {
         guard let gap = Trips.gap(hours: gapHours) else {
             throw CommandFailure.usage("--gap must be a positive number of hours")
         }
-        return try reading(globals.vacation) { context, document in
-            let trips = try Trips.trips(in: document.coordinator, context: context, gap: gap)
+        let name = try vacationName()
+        return try reading(name) { context, document in
+            let selection = try albumSelection(album, vacation: name, in: context)
+            let trips = try Trips.trips(in: document.coordinator, context: context, selection: selection, gap: gap)
             if json {
                 emit(.array(trips.map { trip in
                     .object([("start", .date(trip.start)), ("end", .date(trip.end)), ("photos", .integer(Int64(trip.photos))),
@@ -37,6 +39,7 @@ extension Session {
         let name = try vacationName()
         return try reading(name) { context, document in
             let selection = try PhotoSelection(format: options.predicate)
+                .and(try albumSelection(options.album, vacation: name, in: context))
             let thumbnails = document.bundle.additionalContentURL.appendingPathComponent("Thumbnails")
             let exporter = VacationExporter(coordinator: try document.coordinator, context: context, vacationName: name,
                                             thumbnailsFolder: thumbnails)
@@ -69,6 +72,12 @@ extension Session {
                 return ExitCode.success
             }
         }
+    }
+
+    /// The photos of the smart album `name` (every photo for none); an unknown album is 66.
+    private func albumSelection(_ name: String?, vacation: String, in context: ObjectContext) throws -> PhotoSelection {
+        guard let name else { return .all }
+        return try albumFailures(vacation: vacation) { try VacationAlbums.selection(ofAlbum: name, in: context) }
     }
 
     private func exportAlbum(_ exporter: VacationExporter, _ selection: ResolvedSelection, to destination: String) throws -> Int32 {

@@ -165,6 +165,7 @@ extension Session {
         try VacationEditor(context: context, now: environment.now()).unvisit(valid)
         try context.save()
         try document.save()
+        removeThumbnails(of: valid, in: document)
         if json {
             emit(.object([("vacation", .string(name)), ("unvisited", .array(valid.map { .string($0) }))]))
         } else {
@@ -205,6 +206,7 @@ extension Session {
         }
         try context.save()
         try document.save()
+        if outcome == .unvisited { removeThumbnails(of: [canonical], in: document) }
         if json {
             emit(.object([("vacation", .string(name)), ("id", .string(canonical)), ("outcome", .string(outcome.rawValue))]))
         } else {

@@ -9,37 +9,26 @@ import Vacations
 extension Session {
     func photos(_ options: VacationCommand.PhotosOptions) throws -> Int32 {
         let query = PhotoQuery(tag: options.tag, place: options.place, predicate: options.predicate,
-                               sortKeys: options.sortKeys, descending: options.descending, limit: options.limit)
-        return try reading(globals.vacation) { context, _ in
-            let photos = try VacationQueries.photos(query, in: context)
-            if json {
-                let value = JSONValue.array(photos.map(Rendering.json))
-                try context.throwIfLoadFailed()
-                emit(value)
-                return ExitCode.success
-            }
-            var table = TextTable(columns: [.init("ID"), .init("TITLE", maximumWidth: 40), .init("PLACE", maximumWidth: 32),
-                                            .init("TAGS", maximumWidth: 32), .init("TAKEN")])
-            for photo in photos {
-                table.addRow([photo.unique, photo.displayTitle, photo.place?.name ?? "", photo.tagNames.joined(separator: ", "),
-                              Rendering.shortDate(photo.dateTaken)])
-            }
-            try context.throwIfLoadFailed()
-            if !photos.isEmpty { say(table.rendered()) }
+                               sortKeys: options.sortKeys, descending: options.descending, limit: options.limit,
+                               album: options.album)
+        let name = try vacationName()
+        return try reading(name) { context, _ in
+            try renderPhotos(try albumFailures(vacation: name) { try VacationQueries.photos(query, in: context) }, from: context)
             return ExitCode.success
         }
     }
 
     func show(_ id: String) throws -> Int32 {
         let name = try vacationName()
-        return try reading(name) { context, _ in
+        return try reading(name) { context, document in
             guard FlickrNames.canonicalID(id) != nil, let photo = try VacationQueries.photo(id: id, in: context) else {
                 throw CommandFailure.notFound("No photo \(id) in the vacation \"\(name)\"")
             }
+            let thumbnailFile = thumbnailFile(of: photo.unique, in: document)
             if json {
-                let value = Rendering.json(photo)
+                guard case .object(let members) = Rendering.json(photo) else { return ExitCode.success }
                 try context.throwIfLoadFailed()
-                emit(value)
+                emit(.object(members + [("thumbnailFile", .string(thumbnailFile))]))
                 return ExitCode.success
             }
             var table = TextTable(columns: [.init(""), .init("")], showsHeader: false)
@@ -49,6 +38,7 @@ extension Session {
                 ("Taken", photo.dateTaken.map { Rendering.shortDate($0) }), ("Uploaded", photo.dateUploaded.map { Rendering.shortDate($0) }),
                 ("Owner", photo.owner), ("Location", photo.latitude.flatMap { lat in photo.longitude.map { "\(lat), \($0)" } }),
                 ("Media", photo.media), ("Image", photo.imageURL), ("Thumbnail", photo.thumbnailURL),
+                ("Thumbnail file", thumbnailFile),
                 ("Visited", photo.visited.map { Rendering.shortDate($0) }),
             ]
             for (label, value) in rows {

@@ -43,6 +43,7 @@ struct Session {
         case .visit(let ids, let feed): return try visit(ids, feed: feed)
         case .unvisit(let ids): return try unvisit(ids)
         case .toggle(let id, let feed): return try toggle(id, feed: feed)
+        case .fetch(let options): return try fetch(options)
         case .photos(let options): return try photos(options)
         case .show(let id): return try show(id)
         case .tags: return try tags()
@@ -50,8 +51,12 @@ struct Session {
         case .backup(let name, let destination, let keep): return try backup(name, to: destination, keep: keep)
         case .backups(let name): return try backups(name)
         case .restore(let backup, let newName, let force): return try restore(backup, as: newName, force: force)
-        case .trips(let gapHours): return try trips(gapHours: gapHours)
+        case .trips(let gapHours, let album): return try trips(gapHours: gapHours, album: album)
         case .export(let options): return try export(options)
+        case .search(let text, let limit): return try search(text, limit: limit)
+        case .albumCreate(let name, let predicate): return try albumCreate(name, predicate: predicate)
+        case .albumList: return try albumList()
+        case .albumDelete(let name): return try albumDelete(name)
         }
     }
 

@@ -4,7 +4,8 @@ import SQLiteDB
 
 /// Verifies a vacation's store: SQLite's own integrity check, then ARCHITECTURE.md §3's invariants —
 /// every tag's count equals its linked photos, no tag or place without photos, no id, tag or
-/// place name twice, no relationship row pointing at nothing.
+/// place name twice, no relationship row pointing at nothing — and the search index: there,
+/// sound (FTS5's integrity-check) and holding every photo's current text, nothing else.
 ///
 /// ```swift
 /// let problems = try VacationCheck.problems(in: coordinator)   // [] when sound
@@ -55,6 +56,32 @@ public enum VacationCheck {
         for (sql, describe) in queries {
             problems += try connection.rows(sql) { describe($0) }
         }
-        return problems
+        return problems + (try searchIndexProblems(on: connection, model: model, photos: photos, unique: unique))
+    }
+
+    /// The search index's problems (`SearchIndexCheck`), naming photos by id.
+    private static func searchIndexProblems(on connection: Connection, model: ObjectModel, photos: String,
+                                            unique: String) throws -> [String] {
+        func counted(_ count: Int) -> String { count == 1 ? "1 photo" : "\(count) photos" }
+        func ids(_ keys: [Int64]) throws -> String {
+            let shown = try keys.prefix(10).map { key in
+                try connection.scalar("SELECT \(unique) FROM \(photos) WHERE Z_PK = ?", [.integer(key)])?.textValue ?? "key \(key)"
+            }
+            return shown.joined(separator: ", ") + (keys.count > 10 ? ", …" : "")
+        }
+        return try SearchIndexCheck.problems(on: connection, model: model).map { problem in
+            switch problem.kind {
+            case .missing: return "the search index is missing"
+            case .triggers(let names): return "the search index lacks its triggers \(names.joined(separator: ", "))"
+            case .damaged(let detail): return "the search index is damaged: \(detail)"
+            case .unindexed(let keys):
+                return "\(counted(keys.count)) \(keys.count == 1 ? "is" : "are") not in the search index: \(try ids(keys))"
+            case .orphaned(let keys):
+                return "the search index holds \(counted(keys.count)) that the vacation does not have (keys "
+                    + keys.prefix(10).map(String.init).joined(separator: ", ") + (keys.count > 10 ? ", …)" : ")")
+            case .stale(let keys):
+                return "\(counted(keys.count)) \(keys.count == 1 ? "has" : "have") stale text in the search index: \(try ids(keys))"
+            }
+        }
     }
 }

@@ -63,7 +63,8 @@ public final class VacationLibrary {
     }
 
     /// Opens a vacation. A missing default vacation is created; a missing named one is created
-    /// when `creating` (import, visit, toggle) and is `notFound` otherwise.
+    /// when `creating` (import, visit, toggle) and is `notFound` otherwise. A vacation made by an
+    /// older model is migrated on first open, even for reading.
     public func open(_ name: String?, access: Access, creating: Bool = false) throws(DocumentError) -> ManagedDocument {
         try openReportingCreation(name, access: access, creating: creating).document
     }
@@ -86,7 +87,17 @@ public final class VacationLibrary {
                 // Made by another process meanwhile: open it as usual.
             }
         }
-        return (try documents.open(named: resolved, mode: access == .read ? .readOnly : .readWrite, wait: wait), false)
+        guard access == .read else { return (try documents.open(named: resolved, mode: .readWrite, wait: wait), false) }
+        do {
+            return (try documents.open(named: resolved, mode: .readOnly, wait: wait), false)
+        } catch {
+            guard case .migrationFailed = error.kind else { throw error }
+            // A vacation of an older model (or whose search index someone dropped) cannot be
+            // read as it is: migrate it once, as a writer would (waiting for another writer,
+            // and failing as a writer would when it cannot be migrated), then read it.
+            try documents.open(named: resolved, mode: .readWrite, wait: wait).close()
+            return (try documents.open(named: resolved, mode: .readOnly, wait: wait), false)
+        }
     }
 
     /// Makes `name` the default vacation; it must exist.

@@ -20,15 +20,18 @@ public struct PhotoQuery: Sendable, Equatable {
     public var sortKeys: [String]
     public var descending: Bool
     public var limit: Int?
+    /// A smart album's name: only the photos its predicate matches (`VacationAlbums`).
+    public var album: String?
 
     public init(tag: String? = nil, place: String? = nil, predicate: String? = nil, sortKeys: [String] = [],
-                descending: Bool = false, limit: Int? = nil) {
+                descending: Bool = false, limit: Int? = nil, album: String? = nil) {
         self.tag = tag
         self.place = place
         self.predicate = predicate
         self.sortKeys = sortKeys
         self.descending = descending
         self.limit = limit
+        self.album = album
     }
 }
 
@@ -50,9 +53,13 @@ public enum VacationQueries {
 
     /// The photos matching `query`, in its order.
     ///
-    /// - Throws: `QueryError` for a predicate that does not parse (with its position) or an unknown key.
+    /// - Throws: `QueryError` for a predicate that does not parse (with its position) or an unknown key,
+    ///   `AlbumError.notFound` for an album the vacation does not have.
     public static func photos(_ query: PhotoQuery, in context: ObjectContext) throws -> [Photo] {
         var parts: [ObjectPredicate] = []
+        if let album = query.album, let predicate = try VacationAlbums.selection(ofAlbum: album, in: context).predicate {
+            parts.append(predicate)
+        }
         if let tag = query.tag {
             parts.append(try ObjectPredicate(format: "ANY tags.name == %@", FlickrNames.foldTag(tag).precomposedStringWithCanonicalMapping))
         }

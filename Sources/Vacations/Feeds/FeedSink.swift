@@ -6,6 +6,8 @@ struct FeedSink {
     var photoCount = 0
     var placeCount = 0
     var problems: [FeedProblem] = []
+    /// The paging of the (first) photo list, when it has any.
+    var paging: FeedPaging?
 
     mutating func deliver(_ record: PhotoRecord) throws {
         switch record.finish() {

@@ -88,7 +88,7 @@ public enum FlickrFeedReader {
                 case .json, .jsonp: content = try JSONFeedParser.parse(input, format: format, into: &sink)
                 }
                 return FeedSummary(format: format, content: content, photoCount: sink.photoCount,
-                                   placeCount: sink.placeCount, problems: sink.problems)
+                                   placeCount: sink.placeCount, problems: sink.problems, paging: sink.paging)
             }
         }
     }

@@ -17,6 +17,8 @@ enum FeedKey: UInt8, Sendable {
     case visibility, exif, person
     /// `_content`: the text of a JSON object that stands for an XML element.
     case content
+    /// A top-places entry's `photo_count`.
+    case photoCount
 }
 
 /// Maps field names to keys by their bytes, so no `String` is built for the dozens of
@@ -78,5 +80,7 @@ enum FlickrKeys {
     /// getInfo's `tags` (`tag`) and each tag object (`_content`); any `{"_content": …}` object.
     static let container = KeyTable<FeedKey>([("tag", .tag), ("_content", .content)])
     /// A top-places entry.
-    static let place = KeyTable<FeedKey>([("place_id", .placeID), ("woeid", .woeid), ("_content", .content)])
+    static let place = KeyTable<FeedKey>([
+        ("place_id", .placeID), ("woeid", .woeid), ("_content", .content), ("photo_count", .photoCount),
+    ])
 }

@@ -81,11 +81,14 @@ public struct FlickrPlace: Sendable, Equatable {
     public var woeid: String?
     /// The place's name as the feed gives it, such as "New York, US, United States".
     public var name: String
+    /// The photos Flickr counts for the place (`photo_count`), when the list says.
+    public var photoCount: Int?
 
-    public init(placeID: String?, woeid: String?, name: String) {
+    public init(placeID: String?, woeid: String?, name: String, photoCount: Int? = nil) {
         self.placeID = placeID
         self.woeid = woeid
         self.name = name
+        self.photoCount = photoCount
     }
 }
 
@@ -144,13 +147,45 @@ public struct FeedSummary: Sendable, Equatable {
     public var placeCount: Int
     /// Records that were skipped, in document order.
     public var problems: [FeedProblem]
+    /// Where this page stands in a paged photo list, when the list says (`nil` otherwise).
+    public var paging: FeedPaging?
 
     public init(format: FeedFormat, content: FeedContent, photoCount: Int = 0, placeCount: Int = 0,
-                problems: [FeedProblem] = []) {
+                problems: [FeedProblem] = [], paging: FeedPaging? = nil) {
         self.format = format
         self.content = content
         self.photoCount = photoCount
         self.placeCount = placeCount
         self.problems = problems
+        self.paging = paging
+    }
+}
+
+/// A photo list's paging, as Flickr writes it on the list (`page`, `pages`, `perpage` or
+/// `per_page`, `total`), numbers or strings alike; a value that is not a whole number is `nil`.
+/// `vacation fetch` reads `pages` to know when to stop.
+public struct FeedPaging: Sendable, Equatable {
+    public var page: Int?
+    public var pages: Int?
+    public var perPage: Int?
+    public var total: Int?
+
+    public init(page: Int? = nil, pages: Int? = nil, perPage: Int? = nil, total: Int? = nil) {
+        self.page = page
+        self.pages = pages
+        self.perPage = perPage
+        self.total = total
+    }
+
+    /// Takes one member (JSON) or attribute (XML) of the list; other names are ignored.
+    mutating func set(_ name: String, _ value: String) {
+        let number = Int(value.trimmingCharacters(in: .whitespaces))
+        switch name {
+        case "page": page = number
+        case "pages": pages = number
+        case "perpage", "per_page": perPage = perPage ?? number
+        case "total": total = number
+        default: break
+        }
     }
 }

@@ -133,10 +133,20 @@ struct JSONFeedParser {
             return nil
         }
         var members: Set<String> = []
+        var paging: FeedPaging?
+        defer {
+            // A photo list's paging (the first list's, should a response hold two).
+            if itemKey.description == "photo", sink.paging == nil { sink.paging = paging }
+        }
         while try tokens.next() == .key {
-            members.insert(tokens.textString)
+            let name = tokens.textString
+            members.insert(name)
             guard tokens.textEquals(itemKey) else {
-                try tokens.skipValue()
+                if UnclaimedResponses.pagingNames.contains(name) {
+                    if let value = try readScalar() { paging = paging ?? FeedPaging(); paging?.set(name, value) }
+                } else {
+                    try tokens.skipValue()
+                }
                 continue
             }
             switch try tokens.next() {

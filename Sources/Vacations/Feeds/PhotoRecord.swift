@@ -86,7 +86,7 @@ struct PhotoRecord {
         case .urlSq, .urlQ, .urlT, .urlS:
             let rank = Int(field.rawValue - FeedKey.urlSq.rawValue)
             if rank < thumbnailRank, let url = nonEmpty(bytes) { thumbnailURL = url; thumbnailRank = rank }
-        case .dates, .location, .visibility, .exif, .person, .content:
+        case .dates, .location, .visibility, .exif, .person, .content, .photoCount:
             break
         }
     }
@@ -184,12 +184,14 @@ struct PlaceRecord {
     var placeID: String?
     var woeid: String?
     var name: String?
+    var photoCount: Int?
 
     mutating func set(_ field: FeedKey, _ bytes: UnsafeRawBufferPointer) {
         switch field {
         case .placeID: placeID = nonEmpty(bytes)
         case .woeid: woeid = nonEmpty(bytes)
         case .content: name = string(bytes)
+        case .photoCount: photoCount = Int(string(bytes).trimmingCharacters(in: .whitespaces))
         default: break
         }
     }
@@ -206,7 +208,7 @@ struct PlaceRecord {
         guard placeID != nil || woeid != nil else {
             return .problem(FeedProblem(id: nil, reason: "the place \"\(name)\" has no place_id or woeid"))
         }
-        return .place(FlickrPlace(placeID: placeID, woeid: woeid, name: name))
+        return .place(FlickrPlace(placeID: placeID, woeid: woeid, name: name, photoCount: photoCount))
     }
 }
 

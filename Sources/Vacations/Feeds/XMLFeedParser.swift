@@ -172,6 +172,14 @@ struct XMLFeedParser {
     /// The `<photo>` elements of a list; returns how many there were.
     @discardableResult
     private mutating func readPhotoList(into sink: inout FeedSink) throws -> Int {
+        if sink.paging == nil {
+            let names = attributeNames().intersection(UnclaimedResponses.pagingNames)
+            if !names.isEmpty {
+                var paging = FeedPaging()
+                for name in names.sorted() { if let value = attribute(name) { paging.set(name, value) } }
+                sink.paging = paging
+            }
+        }
         if isEmptyElement { return 0 }
         var count = 0
         try forEachChild { parser in

@@ -65,54 +65,106 @@ public struct FeedImporter {
     /// the photos added, and the outcomes of photos the vacation already had).
     public func importFeed(_ source: FeedSource, rules: inout DraftRules, now: Date = Date()) -> FileImportReport {
         var report = FileImportReport(path: source.displayPath)
-        var tally = OutcomeTally()
         var learned: [FlickrPlace] = []
-        let carried = BatchVisitState()
         do {
             try coordinator.performTransaction {
-                var chunk: [PhotoDraft] = []
-                chunk.reserveCapacity(chunkSize)
-                var photosRead = 0
-                let currentRules = rules
-                func flush(finishing: Bool) throws {
-                    guard !chunk.isEmpty || (finishing && !carried.countChanges.isEmpty) else { return }
-                    let context = ObjectContext(coordinator: coordinator, name: "import")
-                    let editor = VacationEditor(context: context, now: now)
-                    // New photos skip the context: one batch insert after the save writes them.
-                    let visited = try editor.visitPhotos(chunk, carrying: carried, deferringNew: true)
-                    if finishing { try editor.finishVisits(carried) }
-                    try context.save()
-                    var newKeys = try editor.insertDeferred(visited.deferred).makeIterator()
-                    tally.add(visited.outcomes.map { outcome in
-                        (outcome.outcome, outcome.photo?.objectID.primaryKey ?? newKeys.next() ?? 0)
-                    })
-                    context.reset()
-                    photosRead += chunk.count
-                    chunk.removeAll(keepingCapacity: true)
-                    progress?(report.path, photosRead)
-                }
-                let summary = try readFeed(source, photo: { photo in
-                    chunk.append(currentRules.draft(from: photo))
-                    if chunk.count >= chunkSize { try flush(finishing: false) }
-                }, place: { place in
-                    learned.append(place)
-                })
-                try flush(finishing: true)
-                report.problems = summary.problems
-                report.content = summary.content
+                try importInsideTransaction(source, rules: rules, now: now, into: &report, learning: &learned)
             }
-        } catch let error as FeedError {
-            report.failure = .feed(error)
-            return report
         } catch {
-            report.failure = .store("\(error)")
+            report.failure = Self.failure(error)
+            report.added = 0
+            report.updated = 0
+            report.unchanged = 0
             return report
         }
         for place in learned { rules.learn(place) }
+        return report
+    }
+
+    /// Imports several feeds in one transaction: all of them, or nothing when any one fails
+    /// (`vacation fetch` imports its pages so). Feeds are read in order, and a top-places list
+    /// teaches place names to the feeds after it, as ``importFeeds(_:rules:now:)`` does; each
+    /// feed's counts are its own, so the totals are those that importing the same feeds one
+    /// by one would give.
+    ///
+    /// ```swift
+    /// let report = importer.importFeedsTogether([.file(page1), .file(page2)], rules: DraftRules())
+    /// if report.hasFailures { /* the store is as it was */ }
+    /// ```
+    /// - Returns: one report per feed, in order. When a feed fails, its report carries the
+    ///   failure, the feeds after it are not read (and not listed), and every count is zero:
+    ///   nothing of any feed stayed.
+    public func importFeedsTogether(_ sources: [FeedSource], rules: DraftRules, now: Date = Date()) -> ImportReport {
+        var report = ImportReport()
+        var rules = rules
+        do {
+            try coordinator.performTransaction {
+                for source in sources {
+                    report.files.append(FileImportReport(path: source.displayPath))
+                    var learned: [FlickrPlace] = []
+                    try importInsideTransaction(source, rules: rules, now: now,
+                                                into: &report.files[report.files.count - 1], learning: &learned)
+                    for place in learned { rules.learn(place) }
+                }
+            }
+        } catch {
+            for index in report.files.indices {
+                report.files[index].added = 0
+                report.files[index].updated = 0
+                report.files[index].unchanged = 0
+            }
+            if report.files.isEmpty { report.files.append(FileImportReport(path: "-")) }
+            report.files[report.files.count - 1].failure = Self.failure(error)
+        }
+        return report
+    }
+
+    private static func failure(_ error: Error) -> ImportFailure {
+        if let error = error as? FeedError { return .feed(error) }
+        return .store("\(error)")
+    }
+
+    /// Reads one feed and visits its photos, chunk by chunk, inside the caller's transaction;
+    /// the counts go into `report`, the places of a top-places list into `learned`.
+    private func importInsideTransaction(_ source: FeedSource, rules: DraftRules, now: Date,
+                                         into report: inout FileImportReport, learning learned: inout [FlickrPlace]) throws {
+        var tally = OutcomeTally()
+        let carried = BatchVisitState()
+        var chunk: [PhotoDraft] = []
+        chunk.reserveCapacity(chunkSize)
+        var photosRead = 0
+        let path = report.path
+        func flush(finishing: Bool) throws {
+            guard !chunk.isEmpty || (finishing && !carried.countChanges.isEmpty) else { return }
+            let context = ObjectContext(coordinator: coordinator, name: "import")
+            let editor = VacationEditor(context: context, now: now)
+            // New photos skip the context: one batch insert after the save writes them.
+            let visited = try editor.visitPhotos(chunk, carrying: carried, deferringNew: true)
+            if finishing { try editor.finishVisits(carried) }
+            try context.save()
+            var newKeys = try editor.insertDeferred(visited.deferred).makeIterator()
+            tally.add(visited.outcomes.map { outcome in
+                (outcome.outcome, outcome.photo?.objectID.primaryKey ?? newKeys.next() ?? 0)
+            })
+            context.reset()
+            photosRead += chunk.count
+            chunk.removeAll(keepingCapacity: true)
+            progress?(path, photosRead)
+        }
+        var places: [FlickrPlace] = []
+        let summary = try readFeed(source, photo: { photo in
+            chunk.append(rules.draft(from: photo))
+            if chunk.count >= chunkSize { try flush(finishing: false) }
+        }, place: { place in
+            places.append(place)
+        })
+        try flush(finishing: true)
+        learned += places
+        report.problems = summary.problems
+        report.content = summary.content
         report.added = tally.added
         report.updated = tally.updated
         report.unchanged = tally.unchanged
-        return report
     }
 
     /// Counts each photo of a feed once, however many times the feed lists it: added stays

@@ -5,13 +5,13 @@ import ObjectGraph
 public final class Photo: ManagedObject {
     /// The Flickr id: a canonical decimal string, unique in a vacation.
     @Attribute(unique: true) public var unique: String = ""
-    @Attribute public var title: String?
+    @Attribute(searchable: true) public var title: String?
     /// The photo's description.
-    @Attribute public var subtitle: String?
+    @Attribute(searchable: true) public var subtitle: String?
     @Attribute public var imageURL: String?
     @Attribute public var thumbnailURL: String?
     /// The photographer's name, or Flickr user id when the feed gives no name.
-    @Attribute public var owner: String?
+    @Attribute(searchable: true) public var owner: String?
     @Attribute(indexed: true) public var dateTaken: Date?
     @Attribute public var dateUploaded: Date?
     @Attribute public var latitude: Double?
@@ -20,8 +20,9 @@ public final class Photo: ManagedObject {
     @Attribute public var media: String?
     /// When the photo was first visited (added to the vacation).
     @Attribute public var visited: Date?
-    @Relationship(inverse: "photos") public var place: Place?
-    @Relationship(inverse: "photos") public var tags: Set<Tag>
+    /// Its place's name and its tags' names are searched with the photo (`vacation search`).
+    @Relationship(inverse: "photos", searchable: "name") public var place: Place?
+    @Relationship(inverse: "photos", searchable: "name") public var tags: Set<Tag>
 
     /// What to show for the photo: its title, else its description's first line, else "Unknown".
     public var displayTitle: String { Photo.displayTitle(title: title, subtitle: subtitle) }
@@ -57,14 +58,29 @@ public final class Place: ManagedObject {
     @Relationship(inverse: "place") public var photos: Set<Photo>
 }
 
-/// The vacations model: Photo, Place and Tag, in Core Data's layout.
+/// A smart album: a saved predicate over photos, by a unique name. Its photos are whatever
+/// matches the predicate now (`vacation photos --album NAME`).
+public final class Album: ManagedObject {
+    /// As typed (NFC), unique in a vacation.
+    @Attribute(unique: true) public var name: String = ""
+    /// A predicate of the format language against Photo (`ANY tags.name == 'sea'`).
+    @Attribute public var predicate: String = ""
+    @Attribute public var created: Date?
+}
+
+/// The vacations model: Album, Photo, Place and Tag, in Core Data's layout.
+///
+/// Version 2 added `Album`. Core Data numbers entities alphabetically, so Album became entity 1
+/// and Photo, Place and Tag 2, 3 and 4 (the photos' tags moved from `Z_1TAGS` to `Z_2TAGS`): a
+/// vacation of version 1 is migrated when first opened, as Core Data's lightweight migration
+/// would migrate it (`MigrationPlanner`).
 public enum VacationModel {
     /// Recorded in document metadata; bump when the model changes.
-    public static let version = "1"
+    public static let version = "2"
 
     public static let model: ObjectModel = {
         do {
-            return try ObjectModel(Photo.self, Place.self, Tag.self, versionIdentifier: version)
+            return try ObjectModel(Album.self, Photo.self, Place.self, Tag.self, versionIdentifier: version)
         } catch {
             // The model is declared in this file; an error here is a programming error caught by the tests.
             preconditionFailure("the vacations model is invalid: \(error)")

@@ -11,7 +11,7 @@ struct UsageErrorTests {
     }
 
     static let rootUsage = "vacation [--library <dir>] [--vacation <name>] [--wait <seconds>] [--json] <subcommand>"
-    static let photosUsage = "vacation photos [--tag <tag>] [--place <place>] [--where <predicate>] [--sort <keys>] [--desc] [--limit <n>] [--json]"
+    static let photosUsage = "vacation photos [--tag <tag>] [--place <place>] [--where <predicate>] [--album <name>] [--sort <keys>] [--desc] [--limit <n>] [--json]"
 
     @Test("suggests --force for --fo")
     func unknownOptionWithSuggestion() {

@@ -87,7 +87,7 @@ struct LibraryCommandTests {
         #expect(info["name"] as? String == "My Vacation")
         #expect(info["photos"] as? Int == 8)
         #expect((info["tags"] as? Int ?? 0) > 0)
-        #expect(info["modelVersion"] as? String == "1")
+        #expect(info["modelVersion"] as? String == "2")
         #expect((info["bytes"] as? Int ?? 0) > 0)
         #expect((info["path"] as? String)?.hasSuffix("/My Vacation.vacation") == true)
     }

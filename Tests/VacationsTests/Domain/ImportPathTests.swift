@@ -55,6 +55,6 @@ struct ImportPathTests {
         #expect(content.count == 550 + 60 + 15)
         #expect(content == (try Self.content(of: visited)))
         #expect(try imported.problems() == [])
-        #expect(try imported.count("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1") == 550)
+        #expect(try imported.count("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 2") == 550)
     }
 }

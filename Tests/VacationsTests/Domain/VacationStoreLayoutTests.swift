@@ -13,7 +13,8 @@ struct VacationStoreLayoutTests {
     static let indexes = [
         "CREATE INDEX ZPHOTO_ZDATETAKEN_INDEX ON ZPHOTO (ZDATETAKEN)",
         "CREATE INDEX ZPHOTO_ZPLACE_INDEX ON ZPHOTO (ZPLACE)",
-        "CREATE INDEX Z_1TAGS_Z_3TAGS_INDEX ON Z_1TAGS (Z_3TAGS, Z_1PHOTOS)",
+        "CREATE INDEX Z_2TAGS_Z_4TAGS_INDEX ON Z_2TAGS (Z_4TAGS, Z_2PHOTOS)",
+        "CREATE UNIQUE INDEX Z_Album_UNIQUE_name ON ZALBUM (ZNAME COLLATE BINARY ASC)",
         "CREATE UNIQUE INDEX Z_Photo_UNIQUE_unique ON ZPHOTO (ZUNIQUE COLLATE BINARY ASC)",
         "CREATE UNIQUE INDEX Z_Place_UNIQUE_name ON ZPLACE (ZNAME COLLATE BINARY ASC)",
         "CREATE UNIQUE INDEX Z_Tag_UNIQUE_name ON ZTAG (ZNAME COLLATE BINARY ASC)",
@@ -38,7 +39,7 @@ struct VacationStoreLayoutTests {
         let connection = try Connection(path: url.path, configuration: .init(readOnly: true, journalMode: nil, synchronous: nil))
         var rows: [[SQLiteValue]] = []
         for sql in ["SELECT Z_PK, Z_ENT, Z_OPT, ZUNIQUE, ZTITLE, ZPLACE FROM ZPHOTO ORDER BY Z_PK",
-                    "SELECT Z_PK, ZNAME, ZCOUNT FROM ZTAG ORDER BY Z_PK", "SELECT * FROM Z_1TAGS ORDER BY 1, 2",
+                    "SELECT Z_PK, ZNAME, ZCOUNT FROM ZTAG ORDER BY Z_PK", "SELECT * FROM Z_2TAGS ORDER BY 1, 2",
                     "SELECT Z_UUID, Z_PLIST FROM Z_METADATA", "SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT"] {
             try connection.prepare(sql).forEachRow { row in rows.append((0..<row.columnCount).map { row.value(at: $0) }) }
         }

@@ -33,7 +33,7 @@ struct VisitTests {
         try run(store) { editor in let found = try editor.unvisit(["1", "404"]); #expect(found == ["1"]) }
         #expect(try store.tagCounts() == [:])
         #expect(try store.placePhotoCounts() == [:])
-        #expect(try store.count("SELECT count(*) FROM Z_1TAGS") == 0)
+        #expect(try store.count("SELECT count(*) FROM Z_2TAGS") == 0)
         #expect(try store.problems() == [])
     }
 

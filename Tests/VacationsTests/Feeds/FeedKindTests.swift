@@ -67,7 +67,7 @@ struct FeedKindTests {
     func jsonTopPlaces() throws {
         let feed = try Feeds.read(url: Feeds.fixtureURL("kinds/places.getTopPlacesList.json"))
         #expect(feed.summary?.content == .places)
-        #expect(feed.places == [FlickrPlace(placeID: "4KO02SibApitvSBieQ", woeid: "23424977", name: "United States")])
+        #expect(feed.places == [FlickrPlace(placeID: "4KO02SibApitvSBieQ", woeid: "23424977", name: "United States", photoCount: 23371)])
     }
 
     @Test("a top-places list is known by date_start or date_stop; other place lists by what they carry", arguments: [

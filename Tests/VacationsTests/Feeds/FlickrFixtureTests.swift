@@ -122,7 +122,7 @@ struct FlickrFixtureTests {
             "Lower Austria, AT, Austria", "Taiwan, TW, Taiwan", "Florida, US, United States",
         ])
         #expect(feed.places.first == FlickrPlace(placeID: "R63H06ibApjqiWyL", woeid: "2347591",
-                                                 name: "New York, US, United States"))
+                                                 name: "New York, US, United States", photoCount: 4205))
         #expect(feed.places.last?.placeID == "X2rdBEmbAphlKYoq")
     }
 

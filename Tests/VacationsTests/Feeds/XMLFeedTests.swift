@@ -130,7 +130,8 @@ struct XMLFeedTests {
         #expect(set.photos.map(\.id) == ["5"])
         #expect(set.summary?.content == .photos)
         let empty = try Feeds.read(#"<rsp stat="ok"><photos page="1" pages="0" perpage="100" total="0"/></rsp>"#)
-        #expect(empty.summary == FeedSummary(format: .xml, content: .photos))
+        #expect(empty.summary == FeedSummary(format: .xml, content: .photos,
+                                             paging: FeedPaging(page: 1, pages: 0, perPage: 100, total: 0)))
     }
 
     @Test("places with a missing name or ids are reported")
@@ -166,7 +167,8 @@ struct XMLFeedTests {
         })
         #expect(count == 50_000)
         #expect(tagged == 50_000)
-        #expect(summary == FeedSummary(format: .xml, content: .photos, photoCount: 50_000))
+        #expect(summary == FeedSummary(format: .xml, content: .photos, photoCount: 50_000,
+                                       paging: FeedPaging(page: 1, pages: 1, perPage: 50_000, total: 50_000)))
         #expect(last?.id == "50000049999")
         #expect(last?.title == "Photo 49999 — Lisboa ☀️")
     }

@@ -1,0 +1,235 @@
+import Foundation
+import SQLiteDB
+
+/// The SQL of a search index: its FTS5 table, the triggers that keep it in step with the rows
+/// it indexes, and the statement that fills it from them.
+///
+/// The triggers use only SQLite's built-in functions and tokenizer, so any program that writes
+/// the store — the `sqlite3` shell included — keeps the index right:
+///
+/// - a row inserted, updated (a searchable column, a to-one key) or deleted rewrites its own
+///   index row;
+/// - a join-table row inserted, updated or deleted rewrites the index row of the object whose
+///   key it holds, but only once that object's row exists: a writer that inserts an object's
+///   join rows before its row makes one index write per object, by the object's own insert
+///   trigger, which finds its links already there (`BatchInsert` does better still: see
+///   `SearchIndexSuspension`);
+/// - a destination row inserted, renamed, re-keyed or deleted rewrites the index rows of the
+///   objects that point at it (a renamed place, a deleted tag).
+///
+/// A to-many's text is its destinations' values in key order, space-separated, so that the same
+/// rows always give the same text (the check compares it).
+struct SearchIndexSchema {
+    let index: SearchIndex
+
+    /// The table's name as SQL writes it: like the model's own tables, a plain identifier (it is
+    /// made of one), so that `sqlite_master` and the `sqlite3` shell show it plainly.
+    var quotedName: String { index.name }
+
+    /// `CREATE VIRTUAL TABLE … USING fts5(…)`, exactly as `sqlite_master` keeps it.
+    var createTableSQL: String {
+        let columns = index.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+        return "CREATE VIRTUAL TABLE \(quotedName) USING fts5(\(columns), tokenize = '\(SearchIndex.tokenizer)')"
+    }
+
+    /// The text of `column` for the row of `index.table` that `row` names (`NEW`, `t`).
+    func expression(_ column: SearchIndex.Column, row: String) -> String {
+        switch column.source {
+        case .attribute(let name):
+            return "\(row).\(name)"
+        case .toOne(let key, let table, let name):
+            return "(SELECT d.\(name) FROM \(table) d WHERE d.Z_PK = \(row).\(key))"
+        case .toMany(let joinTable, let own, let other, let table, let name):
+            // In the order of the join table's primary key (own, other), which the lookup by
+            // `own` walks: the destinations in key order. (SQLite 3.40 has no ORDER BY inside an
+            // aggregate; a sub-select with one costs an ephemeral table per row.)
+            return "(SELECT group_concat(d.\(name), ' ') FROM \(joinTable) j JOIN \(table) d "
+                + "ON d.Z_PK = j.\(other) WHERE j.\(own) = \(row).Z_PK)"
+        }
+    }
+
+    /// Every column's text for `row`, comma-separated, in column order.
+    func expressions(row: String) -> String {
+        index.columns.map { expression($0, row: row) }.joined(separator: ", ")
+    }
+
+    var columnList: String {
+        (["rowid"] + index.columns.map { quoteIdentifier($0.name) }).joined(separator: ", ")
+    }
+
+    /// Fills the index from every row of its table (on a new or emptied index).
+    var fillSQL: String {
+        "INSERT INTO \(quotedName) (\(columnList)) SELECT t.Z_PK, \(expressions(row: "t")) FROM \(index.table) t"
+    }
+
+    /// Rewrites the index rows of the table's rows matching `condition` (on alias `t`).
+    private func refresh(where condition: String) -> String {
+        "DELETE FROM \(quotedName) WHERE rowid IN (SELECT t.Z_PK FROM \(index.table) t WHERE \(condition)); "
+            + "INSERT OR REPLACE INTO \(quotedName) (\(columnList)) SELECT t.Z_PK, \(expressions(row: "t")) "
+            + "FROM \(index.table) t WHERE \(condition);"
+    }
+
+    /// Rewrites the index row of the object with key `key` (gone when the object is).
+    private func refresh(key: String) -> String {
+        "DELETE FROM \(quotedName) WHERE rowid = \(key); "
+            + "INSERT OR REPLACE INTO \(quotedName) (\(columnList)) SELECT t.Z_PK, \(expressions(row: "t")) "
+            + "FROM \(index.table) t WHERE t.Z_PK = \(key);"
+    }
+
+    /// Trigger name → `CREATE TRIGGER` statement, exactly as `sqlite_master` keeps it.
+    var triggers: [(name: String, sql: String)] {
+        let table = index.table
+        var result: [(String, String)] = []
+        func trigger(_ suffix: String, _ event: String, on target: String, when condition: String? = nil, _ body: String) {
+            let name = index.name + "_" + suffix
+            let when = condition.map { " WHEN \($0)" } ?? ""
+            result.append((name, "CREATE TRIGGER \(name) AFTER \(event) ON \(target)\(when) BEGIN \(body) END"))
+        }
+        trigger("INSERT", "INSERT", on: table,
+                "INSERT OR REPLACE INTO \(quotedName) (\(columnList)) VALUES (NEW.Z_PK, \(expressions(row: "NEW")));")
+        var watched = ["Z_PK"]
+        for column in index.columns {
+            switch column.source {
+            case .attribute(let name): watched.append(name)
+            case .toOne(let key, _, _): watched.append(key)
+            case .toMany: break
+            }
+        }
+        let changed = watched.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
+        trigger("UPDATE", "UPDATE OF \(watched.joined(separator: ", "))", on: table, when: changed,
+                "DELETE FROM \(quotedName) WHERE rowid = OLD.Z_PK; "
+                    + "INSERT OR REPLACE INTO \(quotedName) (\(columnList)) VALUES (NEW.Z_PK, \(expressions(row: "NEW")));")
+        trigger("DELETE", "DELETE", on: table, "DELETE FROM \(quotedName) WHERE rowid = OLD.Z_PK;")
+        for column in index.columns {
+            let prefix = column.name.uppercased()
+            let exists = { (key: String) in "EXISTS (SELECT 1 FROM \(table) WHERE Z_PK = \(key))" }
+            switch column.source {
+            case .attribute:
+                continue
+            case .toOne(let key, let destination, let name):
+                let pointing = { (value: String) in "EXISTS (SELECT 1 FROM \(table) WHERE \(key) = \(value))" }
+                trigger(prefix + "_TARGET_INSERT", "INSERT", on: destination, when: pointing("NEW.Z_PK"),
+                        refresh(where: "t.\(key) = NEW.Z_PK"))
+                trigger(prefix + "_TARGET_UPDATE", "UPDATE OF Z_PK, \(name)", on: destination,
+                        when: "OLD.Z_PK IS NOT NEW.Z_PK OR OLD.\(name) IS NOT NEW.\(name)",
+                        refresh(where: "t.\(key) IN (OLD.Z_PK, NEW.Z_PK)"))
+                trigger(prefix + "_TARGET_DELETE", "DELETE", on: destination, when: pointing("OLD.Z_PK"),
+                        refresh(where: "t.\(key) = OLD.Z_PK"))
+            case .toMany(let joinTable, let own, let other, let destination, let name):
+                trigger(prefix + "_LINK_INSERT", "INSERT", on: joinTable, when: exists("NEW.\(own)"), refresh(key: "NEW.\(own)"))
+                trigger(prefix + "_LINK_UPDATE", "UPDATE", on: joinTable, refresh(key: "OLD.\(own)") + " " + refresh(key: "NEW.\(own)"))
+                trigger(prefix + "_LINK_DELETE", "DELETE", on: joinTable, when: exists("OLD.\(own)"), refresh(key: "OLD.\(own)"))
+                let linked = { (value: String) in "t.Z_PK IN (SELECT j.\(own) FROM \(joinTable) j WHERE j.\(other) = \(value))" }
+                let anyLinked = { (value: String) in "EXISTS (SELECT 1 FROM \(joinTable) j WHERE j.\(other) = \(value))" }
+                trigger(prefix + "_TARGET_INSERT", "INSERT", on: destination, when: anyLinked("NEW.Z_PK"),
+                        refresh(where: linked("NEW.Z_PK")))
+                trigger(prefix + "_TARGET_UPDATE", "UPDATE OF Z_PK, \(name)", on: destination,
+                        when: "OLD.Z_PK IS NOT NEW.Z_PK OR OLD.\(name) IS NOT NEW.\(name)",
+                        refresh(where: linked("OLD.Z_PK") + " OR " + linked("NEW.Z_PK")))
+                trigger(prefix + "_TARGET_DELETE", "DELETE", on: destination, when: anyLinked("OLD.Z_PK"),
+                        refresh(where: linked("OLD.Z_PK")))
+            }
+        }
+        return result
+    }
+
+    /// Everything that makes the index on an empty store: its table and its triggers.
+    var creationStatements: [String] {
+        [createTableSQL] + triggers.map(\.sql)
+    }
+
+    /// Makes the index anew on a store that has rows: table, content, triggers.
+    var rebuildStatements: [String] {
+        ["DROP TABLE IF EXISTS \(quotedName)", createTableSQL, fillSQL] + triggers.map(\.sql)
+    }
+}
+
+/// A writer keeping a search index itself for a run of new rows: inside its transaction it
+/// drops the index's triggers, writes the rows and their links, indexes them all with one
+/// `INSERT … SELECT`, and makes the triggers again. No other connection ever sees the store
+/// without them (and a rollback brings them back).
+///
+/// Why: FTS5 (SQLite 3.40) flushes its pending terms to a new segment at every statement
+/// savepoint, and every statement on a table with triggers opens one (with a statement journal
+/// of the pages it touches). Kept by the triggers row by row, a batch of photos made one segment
+/// per photo, and merging them cost more than the rest of the import (ARCHITECTURE.md §6).
+struct SearchIndexSuspension {
+    let schema: SearchIndexSchema
+
+    /// Drops the triggers of `entity`'s index, when its table has one.
+    static func begin(for entity: Entity, in store: SQLiteStore) throws -> SearchIndexSuspension? {
+        guard let index = store.model.searchIndex(for: entity) else { return nil }
+        let schema = SearchIndexSchema(index: index)
+        for trigger in schema.triggers { try store.connection.execute("DROP TRIGGER IF EXISTS \(trigger.name)") }
+        return SearchIndexSuspension(schema: schema)
+    }
+
+    /// Indexes the rows with keys in `keys` (written while the triggers were away), then makes
+    /// the triggers again.
+    func end(indexingKeys keys: Range<Int64>, in store: SQLiteStore) throws {
+        if !keys.isEmpty {
+            let sql = "INSERT OR REPLACE INTO \(schema.quotedName) (\(schema.columnList)) SELECT t.Z_PK, \(schema.expressions(row: "t")) "
+                + "FROM \(schema.index.table) t WHERE t.Z_PK >= ? AND t.Z_PK < ?"
+            try store.connection.execute(sql, [.integer(keys.lowerBound), .integer(keys.upperBound)])
+        }
+        for trigger in schema.triggers { try store.connection.execute(trigger.sql) }
+    }
+}
+
+/// What a store needs done to its search indexes: statements to run before the rest of a
+/// migration (dropping the triggers, which would stop SQLite from renaming or dropping what
+/// they name) and after it (making or remaking indexes).
+struct SearchIndexPlan {
+    var before: [String] = []
+    var after: [String] = []
+    var isEmpty: Bool { before.isEmpty && after.isEmpty }
+
+    /// Compares the store's search objects with the model's.
+    ///
+    /// When the rest of the migration changes the store (`migrating`), every search index is
+    /// remade after it and every search object of ours — the model's, and any an older model
+    /// left — is dropped before it. Otherwise each index the model asks for is remade only
+    /// when its table or one of its triggers is missing or differs (someone dropped it, or an
+    /// older version made it), since a write may then have gone unindexed; search objects the
+    /// model does not ask for are left alone, so that a tool opening a store with a model
+    /// inferred from it (which declares nothing searchable) changes nothing.
+    static func make(connection: Connection, model: ObjectModel, migrating: Bool) throws -> SearchIndexPlan {
+        let objects = try connection.rows("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'trigger')") {
+            (type: $0.string(at: 0) ?? "", name: $0.string(at: 1) ?? "", sql: $0.string(at: 2) ?? "")
+        }
+        var plan = SearchIndexPlan()
+        if migrating {
+            for object in objects where object.type == "trigger" && isOurTrigger(object.name) {
+                plan.before.append("DROP TRIGGER IF EXISTS \(quoteIdentifier(object.name))")
+            }
+            for object in objects where object.type == "table" && isOurIndexTable(object.name, sql: object.sql) {
+                plan.before.append("DROP TABLE IF EXISTS \(quoteIdentifier(object.name))")
+            }
+            for index in model.searchIndexes { plan.after += SearchIndexSchema(index: index).rebuildStatements }
+            return plan
+        }
+        for index in model.searchIndexes {
+            let schema = SearchIndexSchema(index: index)
+            let table = objects.first { $0.type == "table" && $0.name == index.name }
+            let existing = objects.filter { $0.type == "trigger" && $0.name.hasPrefix(index.name + "_") }
+            let expected = schema.triggers
+            let triggersMatch = existing.count == expected.count
+                && expected.allSatisfy { trigger in existing.contains { $0.name == trigger.name && $0.sql == trigger.sql } }
+            if table?.sql == schema.createTableSQL && triggersMatch { continue }
+            plan.after += existing.map { "DROP TRIGGER IF EXISTS \(quoteIdentifier($0.name))" }
+            plan.after += schema.rebuildStatements
+        }
+        return plan
+    }
+
+    /// `FTS_<…>_SEARCH_<…>`: a trigger of one of our search indexes.
+    static func isOurTrigger(_ name: String) -> Bool {
+        name.hasPrefix(SearchIndex.namePrefix) && name.contains(SearchIndex.nameSuffix + "_")
+    }
+
+    /// `FTS_<…>_SEARCH`, an FTS5 table: one of our search indexes.
+    static func isOurIndexTable(_ name: String, sql: String) -> Bool {
+        name.hasPrefix(SearchIndex.namePrefix) && name.hasSuffix(SearchIndex.nameSuffix)
+            && sql.hasPrefix("CREATE VIRTUAL TABLE") && sql.lowercased().contains("using fts5(")
+    }
+}
