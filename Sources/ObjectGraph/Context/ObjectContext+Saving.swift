@@ -35,7 +35,7 @@ extension ObjectContext {
             try validate()
             // What the delete rules changed belongs to the undo group of the save's event; the
             // save then clears the bookkeeping the open group compares with (ObjectContext+Undo).
-            undoManager?.cutOpenGroup()
+            undoManager?.cutOpenGroupForSave()
             payload = makePayload()
             guard !payload.isEmpty else {
                 finishEmptySave()

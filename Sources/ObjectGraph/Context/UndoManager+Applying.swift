@@ -24,14 +24,18 @@ extension ContextUndoManager {
     private func apply(_ part: [ObjectChange], forward: Bool, in context: ObjectContext) {
         let changes = forward ? part : part.reversed()
         // Objects come back first, so that the relationships below can name them.
-        var reinserted: [ManagedObject] = []
+        var broughtBack: [(object: ManagedObject, isNew: Bool)] = []
         for change in changes {
             let target = forward ? change.after : change.before
             if target != .absent && UndoObjectState.existence(of: change.object, in: context) == .absent {
-                if bringBack(change.object, in: context) { reinserted.append(change.object) }
+                broughtBack.append((change.object, bringBack(change.object, in: context)))
             }
         }
-        for object in reinserted { remapReinserted(object, in: context) }
+        // An object out of the context kept the IDs it named when it left: partners inserted
+        // again since then have new ones.
+        for (object, isNew) in broughtBack {
+            if isNew { remapReinserted(object, in: context) } else { remapReferences(of: object, in: context) }
+        }
         for change in changes {
             let object = change.object
             let target = forward ? change.after : change.before
@@ -112,6 +116,18 @@ extension ContextUndoManager {
             let members = (state.members ?? state.added).subtracting(state.removed)
             let current = Set(members.map { self.current($0, in: context) })
             object.toMany[slot] = ToManyState(members: current, added: current, removed: [])
+        }
+    }
+
+    /// A returning object's relationships name its partners as they are now.
+    private func remapReferences(of object: ManagedObject, in context: ObjectContext) {
+        for slot in object.toOne.indices {
+            object.toOne[slot] = object.toOne[slot].map { current($0, in: context) }
+        }
+        for slot in object.toMany.indices {
+            let state = object.toMany[slot]
+            let remap = { (ids: Set<ObjectID>) in Set(ids.map { self.current($0, in: context) }) }
+            object.toMany[slot] = ToManyState(members: state.members.map(remap), added: remap(state.added), removed: remap(state.removed))
         }
     }
 

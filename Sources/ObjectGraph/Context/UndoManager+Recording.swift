@@ -67,11 +67,14 @@ struct ObjectChange {
 
     var isEmpty: Bool { before == after && attributes.isEmpty && toOnes.isEmpty && toManys.isEmpty }
 
-    /// The change from `state` to the object's state now; nil when there is none.
-    init?(object: ManagedObject, from state: UndoObjectState, in context: ObjectContext) {
+    /// The change from `state` to the object's state now; nil when there is none. With
+    /// `deletionSaved`, an object marked deleted counts as gone (the save about to commit
+    /// removes its row).
+    init?(object: ManagedObject, from state: UndoObjectState, in context: ObjectContext, deletionSaved: Bool = false) {
         self.object = object
         before = state.existence
-        after = UndoObjectState.existence(of: object, in: context)
+        let now = UndoObjectState.existence(of: object, in: context)
+        after = deletionSaved && now == .deleted ? .absent : now
         if before == .absent && after == .absent { return nil }
         // A new object keeps its own state while it is out of the context: undoing its
         // insertion and redoing it need nothing else of it.
@@ -143,10 +146,11 @@ final class OpenUndoGroup {
         touched.append((object, UndoObjectState(of: object, in: context)))
     }
 
-    /// Ends the current part: what its objects changed since they were first touched.
-    func cut(in context: ObjectContext) {
+    /// Ends the current part: what its objects changed since they were first touched
+    /// (`deletionsSaved`: see `ObjectChange.init`).
+    func cut(in context: ObjectContext, deletionsSaved: Bool = false) {
         guard !touched.isEmpty else { return }
-        let changes = touched.compactMap { ObjectChange(object: $0.object, from: $0.state, in: context) }
+        let changes = touched.compactMap { ObjectChange(object: $0.object, from: $0.state, in: context, deletionSaved: deletionsSaved) }
         touched.removeAll()
         positions.removeAll()
         if !changes.isEmpty { parts.append(changes) }
@@ -169,10 +173,23 @@ extension ContextUndoManager {
         group.note(object, in: context)
     }
 
-    /// Ends the current part of the open group (before a save or a merge changes what the
-    /// context's bookkeeping means: a save clears the to-manys' added and removed members).
+    /// Ends the current part of the open group (before a merge changes what the context's
+    /// bookkeeping means).
     func cutOpenGroup() {
         guard let context else { return }
         openGroup?.cut(in: context)
+    }
+
+    /// Ends the current part before a save commits (a save clears the to-manys' added and
+    /// removed members, and takes deleted objects out of the context): every object marked
+    /// deleted, in this group or an earlier one, leaves the context in this part, so that
+    /// undoing it brings the object back (still marked deleted) before earlier groups undo
+    /// the deletion itself.
+    func cutOpenGroupForSave() {
+        guard let context else { return }
+        if isRecording, !context.deleted.isEmpty, let group = groupForChange() {
+            for object in context.deleted.values { group.note(object, in: context) }
+        }
+        openGroup?.cut(in: context, deletionsSaved: true)
     }
 }
