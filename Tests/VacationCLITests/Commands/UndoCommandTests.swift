@@ -175,6 +175,24 @@ struct UndoCommandTests {
         #expect(try cli.run("photos", "--json").output == "[]\n")
     }
 
+    @Test("undo of an unvisit lists the photos' removed thumbnails to fetch again, and only those")
+    func thumbnailsComeBack() throws {
+        let cli = try CLIRunner()
+        #expect(try cli.run(SampleFiles.importAll).code == 0)
+        let folder = cli.directory.path("library", "My Vacation.vacation", "AdditionalContent", "Thumbnails")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for id in ["52820311874", "53318277912", "53104425190"] {
+            try Data("jpeg \(id)".utf8).write(to: folder.appendingPathComponent("\(id).jpg"))
+        }
+        #expect(try cli.run("unvisit", "52820311874", "53318277912").code == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("52820311874.jpg").path))
+        #expect(try cli.run("undo").code == 0)
+        let list = try String(contentsOf: folder.appendingPathComponent(".to-fetch"), encoding: .utf8)
+        #expect(list == "52820311874\n53318277912\n")
+        // The thumbnail that stayed is not fetched again.
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("53104425190.jpg").path))
+    }
+
     /// Ids of each sample feed, for toggle.
     static let feedIDs: [String: [String]] = [
         SampleFiles.sample("lisbon-porto.xml"): ["52820311874"],
