@@ -2,31 +2,31 @@ import CSQLite
 
 /// One row about to change, as SQLite's pre-update hook reports it. Valid only inside the
 /// handler that receives it (its values are read from SQLite while the change is under way).
-public struct RowChange: ~Copyable {
-    public enum Kind: Sendable, Equatable {
+package struct RowChange: ~Copyable {
+    package enum Kind: Sendable, Equatable {
         case insert, update, delete
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// The table's name (in the main database; attached databases are not reported).
-    public let table: String
+    package let table: String
     /// The rowid before the change (updates and deletes) and after it (inserts and updates).
-    public let oldKey: Int64
-    public let newKey: Int64
+    package let oldKey: Int64
+    package let newKey: Int64
     fileprivate let handle: OpaquePointer
 
     /// How many columns the table has.
-    public var columnCount: Int { Int(sqlite3_preupdate_count(handle)) }
+    package var columnCount: Int { Int(sqlite3_preupdate_count(handle)) }
 
     /// A column's value before an update or a delete.
-    public func oldValue(at column: Int) -> SQLiteValue {
+    package func oldValue(at column: Int) -> SQLiteValue {
         var value: OpaquePointer?
         guard sqlite3_preupdate_old(handle, Int32(column), &value) == SQLITE_OK else { return .null }
         return sqliteValue(value)
     }
 
     /// A column's value after an insert or an update.
-    public func newValue(at column: Int) -> SQLiteValue {
+    package func newValue(at column: Int) -> SQLiteValue {
         var value: OpaquePointer?
         guard sqlite3_preupdate_new(handle, Int32(column), &value) == SQLITE_OK else { return .null }
         return sqliteValue(value)
@@ -34,7 +34,7 @@ public struct RowChange: ~Copyable {
 }
 
 /// What happened to a transaction or savepoint that `Connection`'s own methods ran.
-public enum TransactionEvent: Sendable, Equatable {
+package enum TransactionEvent: Sendable, Equatable {
     case savepointBegan, savepointReleased, savepointRolledBack
     case committed
     /// The whole transaction rolled back (SQLite's rollback hook: also a rollback SQLite made by
@@ -65,7 +65,7 @@ extension Connection {
     /// connection.observeRowChanges({ change in if change.kind == .insert { inserted += 1 } },
     ///                              willCommit: nil, mayCommit: nil)
     /// ```
-    public func observeRowChanges(_ handler: ((borrowing RowChange) -> Void)?, willCommit: (() throws -> Void)?,
+    package func observeRowChanges(_ handler: ((borrowing RowChange) -> Void)?, willCommit: (() throws -> Void)?,
                                   mayCommit: (() -> Bool)?, transactionEvent: ((TransactionEvent) -> Void)? = nil) {
         guard handler != nil || willCommit != nil || mayCommit != nil || transactionEvent != nil else {
             sqlite3_preupdate_hook(handle, nil, nil)

@@ -57,6 +57,7 @@ public final class ContextUndoManager {
     /// Objects inserted again after their saved deletion was undone: old ID → the new one.
     var reinsertedIDs: [ObjectID: ObjectID] = [:]
 
+    /// An undo manager keeping at most `levelsOfUndo` groups (0: no limit); give it to a context.
     public init(levelsOfUndo: Int = 0) {
         self.levelsOfUndo = max(0, levelsOfUndo)
     }
@@ -132,6 +133,7 @@ public final class ContextUndoManager {
         disabledCount += 1
     }
 
+    /// Ends one `disableUndoRegistration()`: registration resumes when every one is ended.
     public func enableUndoRegistration() {
         disabledCount = max(0, disabledCount - 1)
     }
@@ -238,7 +240,10 @@ public final class ContextUndoManager {
 
 /// A misuse of the undo manager (unbalanced groups, undo inside nested groups).
 public struct UndoError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What was misused, in a sentence.
     public var message: String
+    /// An error with `message`.
     public init(_ message: String) { self.message = message }
+    /// The message.
     public var description: String { message }
 }

@@ -5,12 +5,15 @@ import SQLiteDB
 public struct LoggedOperation: Sendable, Equatable {
     /// The operation's identifier in the log (`UNDO_OPERATION.ID`), increasing.
     public let id: Int64
+    /// Who made it (`vacation import`, …; `StoreCoordinator.recordOperations(author:)`).
     public let author: String
     /// When its first transaction committed.
     public let date: Date
-    /// Entity name → how many objects it inserted, updated, deleted (entities with none left out).
+    /// Entity name → how many objects it inserted (entities with none left out).
     public let inserted: [String: Int]
+    /// Entity name → how many objects it updated that it did not insert.
     public let updated: [String: Int]
+    /// Entity name → how many objects it deleted that it did not insert.
     public let deleted: [String: Int]
     /// The undo that reverted it, if one did.
     public let undoneBy: Int64?

@@ -285,8 +285,11 @@ final class OperationRecorder {
         try connection.execute("INSERT INTO UNDO_OPERATION (AUTHOR, DATE, SESSION, UNDOES) VALUES (?, ?, ?, ?)", [
             .text(author), .real(now().timeIntervalSince1970), .text(sessionKey), undoes.map { .integer($0) } ?? .null,
         ])
-        state.operationID = connection.lastInsertRowID
+        guard let id = try connection.scalar("SELECT last_insert_rowid()")?.integerValue else {
+            throw StoreError("the operation log could not number a new operation")
+        }
+        state.operationID = id
         state.nextSequence = 0
-        return connection.lastInsertRowID
+        return id
     }
 }

@@ -1,6 +1,6 @@
 import CommandLineKit
 
-/// `log` and `undo` (DESIGN §8, "History").
+/// `log` and `undo` (README.md, "History: `vacation log` and `vacation undo`").
 extension VacationCommands {
     static let log = CommandSpec(
         name: "log",
