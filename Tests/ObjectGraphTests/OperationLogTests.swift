@@ -116,6 +116,9 @@ struct OperationLogTests {
         try store.coordinator.withConnection { connection in
             try connection.transaction { try connection.execute("UPDATE ZPLACE SET ZNAME = 'Porto'") }
         }
+        #expect(throws: (any Error).self) {
+            try store.coordinator.performTransaction { try store.coordinator.undoLatestOperation(author: "undo") }
+        }
         #expect(try store.coordinator.undoLatestOperation(author: "undo")?.author == "raw")
         #expect(try store.rows("SELECT ZNAME FROM ZPLACE") == [[.text("Lisbon")]])
     }

@@ -20,6 +20,9 @@ struct OperationUndo {
     /// The latest operation neither undone nor an undo, reverted; nil when there is none.
     func undoLatest(author: String) throws -> LoggedOperation? {
         let connection = store.connection
+        // Inside another transaction, the undo would join its operation (and could not be
+        // committed alone): it is an operation of its own.
+        guard connection.isAutocommit else { throw StoreError("an undo cannot run inside another transaction") }
         guard try connection.tableExists("UNDO_OPERATION") else { return nil }
         let previousAuthor = recorder.author
         defer {

@@ -138,8 +138,8 @@ extension StoreCoordinator {
     /// Contexts on this coordinator hear of it as of any save: objects it deleted or changed are
     /// refreshed when they merge (`ChangeSet.invalidatesAll`).
     ///
-    /// - Throws: `StoreError` when the store does not log operations, or its log is damaged;
-    ///   `SQLiteError` (nothing changed).
+    /// - Throws: `StoreError` when the store does not log operations, its log is damaged, or a
+    ///   transaction is open (`performTransaction`); `SQLiteError` (nothing changed).
     @discardableResult
     public func undoLatestOperation(author: String) throws -> LoggedOperation? {
         let undone = try withStore { store -> LoggedOperation? in
