@@ -48,6 +48,31 @@ final class RowChangeBox {
     /// commits or releases a savepoint: the last moment to write inside it.
     var willCommit: (() throws -> Void)?
     var transactionEvent: ((TransactionEvent) -> Void)?
+    /// Table names seen, by the pointer SQLite passed: the hook runs for every row written, and
+    /// a name compared in place costs no allocation. (A pointer SQLite reuses for another name
+    /// fails the comparison and is replaced.)
+    private var names: [(pointer: UnsafePointer<CChar>, name: String)] = []
+
+    func name(at pointer: UnsafePointer<CChar>) -> String {
+        for index in names.indices where names[index].pointer == pointer {
+            if equals(names[index].name, pointer) { return names[index].name }
+            let name = String(cString: pointer)
+            names[index].name = name
+            return name
+        }
+        let name = String(cString: pointer)
+        if names.count < 64 { names.append((pointer, name)) }
+        return name
+    }
+
+    private func equals(_ name: String, _ pointer: UnsafePointer<CChar>) -> Bool {
+        var offset = 0
+        for byte in name.utf8 {
+            guard UInt8(bitPattern: pointer[offset]) == byte else { return false }
+            offset += 1
+        }
+        return pointer[offset] == 0
+    }
     /// Asked by SQLite's commit hook: false turns the commit into a rollback (a commit that
     /// `willCommit` did not see, such as a statement run outside any transaction).
     var mayCommit: (() -> Bool)?
@@ -92,7 +117,7 @@ extension Connection {
             case SQLITE_DELETE: kind = .delete
             default: kind = .update
             }
-            handler(RowChange(kind: kind, table: String(cString: tableName), oldKey: oldKey, newKey: newKey, handle: database))
+            handler(RowChange(kind: kind, table: box.name(at: tableName), oldKey: oldKey, newKey: newKey, handle: database))
         }, context)
         sqlite3_commit_hook(handle, { context in
             guard let context else { return 0 }
