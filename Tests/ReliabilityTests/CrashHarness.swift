@@ -13,7 +13,9 @@ import TestSupport
 /// - a killed restore left the vacation as it was or as the backup is, never neither;
 /// - the operation log agrees with the photos: an undo that changed them is logged, one that
 ///   is not logged changed nothing;
-/// - nothing half-made shows in the library listing.
+/// - nothing half-made shows in the library listing;
+/// - the persistent history agrees with the data: every row has its history, none is left
+///   without its row (`HistoryConsistency`), so a kill during a history write lost both or neither.
 ///
 /// ```swift
 /// let harness = try CrashHarness(folder: directory.url, seed: 7)
@@ -191,6 +193,10 @@ final class CrashHarness {
         if let problems = try runner.checkProblems(vacation) {
             report.failures.append("after \(label): \(problems)")
             return
+        }
+        let store = runner.library.appendingPathComponent("\(vacation).vacation/StoreContent/persistentStore").path
+        if let problem = try HistoryConsistency.problem(inStoreAt: store) {
+            report.failures.append("after \(label): history and data disagree: \(problem)")
         }
         let photos = try runner.photos(vacation)
         for (index, feed) in feeds.enumerated() {

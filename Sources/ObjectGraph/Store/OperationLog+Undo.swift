@@ -34,7 +34,12 @@ struct OperationUndo {
             guard let target = try latestUndoable(on: connection) else { return nil }
             recorder.startOperation(author: author, session: UUID().uuidString, undoes: target.id)
             recorder.keepsRows = false
-            try revert(target.id, on: connection)
+            var changes = HistoryChanges()
+            try revert(target.id, on: connection, collecting: store.history != nil, into: &changes)
+            // The undo's own history transaction, as a save's: the objects it brought back,
+            // wrote back and took away (later changes of an object win, as in `record`).
+            try store.history?.record(inserted: changes.inserted, updated: changes.updated.map { ($0, changes.keys($0, in: store.model)) },
+                                      deleted: changes.deleted, tombstones: [:], author: author, contextName: nil)
             let undo = try recorder.ensureOperation(on: connection)
             try recorder.flush(on: connection)
             try connection.execute("UPDATE UNDO_OPERATION SET UNDONE_BY = ? WHERE ID = ?", [.integer(undo), .integer(target.id)])
@@ -74,7 +79,18 @@ struct OperationUndo {
         return shape
     }
 
-    private func revert(_ operation: Int64, on connection: Connection) throws {
+    /// The objects an undo changed, for its history.
+    struct HistoryChanges {
+        var inserted: [ObjectID] = []
+        var updated: [ObjectID] = []
+        var deleted: [ObjectID] = []
+
+        func keys(_ id: ObjectID, in model: ObjectModel) -> Set<String> {
+            Set(model.entity(number: id.entityNumber)?.attributes.map(\.name) ?? [])
+        }
+    }
+
+    private func revert(_ operation: Int64, on connection: Connection, collecting: Bool, into changes: inout HistoryChanges) throws {
         var shapes: [String: TableShape] = [:]
         let records = try connection.prepare("""
             SELECT KIND, TABLE_NAME, FIRST_KEY, LAST_KEY, OLD_VALUES FROM UNDO_ROW WHERE OPERATION = ? ORDER BY SEQUENCE DESC
@@ -85,8 +101,14 @@ struct OperationUndo {
             let shape = try shape(of: table, on: connection, cache: &shapes)
             let (first, last) = (row.int64(at: 2), row.int64(at: 3))
             let quoted = quoteIdentifier(table)
+            let isEntityTable = recorder.tables[table]?.entityColumn != nil && shape.columns.count > 1
             switch row.int64(at: 0) {
             case OperationRecorder.Record.Kind.inserted.rawValue:
+                if collecting && isEntityTable {
+                    let ids = try connection.cachedStatement("SELECT Z_PK, Z_ENT FROM \(quoted) WHERE rowid BETWEEN ? AND ?")
+                    ids.bind([.integer(first), .integer(last)])
+                    try ids.forEachRow { changes.deleted.append(ObjectID(entityNumber: $0.int(at: 1), primaryKey: $0.int64(at: 0))) }
+                }
                 try connection.cachedStatement("DELETE FROM \(quoted) WHERE rowid BETWEEN ? AND ?").run([.integer(first), .integer(last)])
             case OperationRecorder.Record.Kind.updated.rawValue, OperationRecorder.Record.Kind.deleted.rawValue:
                 guard case .blob(let data) = row.value(at: 4) else { throw StoreError("the operation log holds a row without its values") }
@@ -95,10 +117,13 @@ struct OperationUndo {
                     throw StoreError("the operation log's rows of \(table) do not match its columns (the store was migrated since)")
                 }
                 let columns = shape.columns.map(quoteIdentifier)
+                let id = isEntityTable && collecting ? values[1].integerValue.map { ObjectID(entityNumber: Int($0), primaryKey: first) } : nil
                 if row.int64(at: 0) == OperationRecorder.Record.Kind.updated.rawValue {
+                    if let id { changes.updated.append(id) }
                     let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
                     try connection.cachedStatement("UPDATE \(quoted) SET \(assignments) WHERE rowid = ?").run(values + [.integer(first)])
                 } else if shape.hasIntegerKey {
+                    if let id { changes.inserted.append(id) }
                     let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
                     try connection.cachedStatement("INSERT INTO \(quoted) (\(columns.joined(separator: ", "))) VALUES (\(marks))").run(values)
                 } else {
