@@ -32,6 +32,10 @@ package enum VacationCommand: Sendable, Equatable {
     case albumCreate(name: String, predicate: String)
     case albumList
     case albumDelete(name: String)
+    /// `log [NAME] [--since TOKEN] [--limit N]`
+    case log(name: String?, since: String?, limit: Int?)
+    /// `undo [NAME]`
+    case undo(name: String?)
 
     /// `export FORMAT [--to PATH] [--where PREDICATE]`
     package struct ExportOptions: Sendable, Equatable {
@@ -102,6 +106,7 @@ package enum VacationCommand: Sendable, Equatable {
         case photos, show, tags, places, check
         case backup, backups, restore, help
         case trips, export, search, album
+        case log, undo
 
         /// Whether `--json` makes this command (or, for a group such as `album`, each of its
         /// subcommands) print one JSON document.
@@ -137,6 +142,8 @@ package enum VacationCommand: Sendable, Equatable {
         case .export: .export
         case .search: .search
         case .albumCreate, .albumList, .albumDelete: .album
+        case .log: .log
+        case .undo: .undo
         }
     }
 }
@@ -299,6 +306,10 @@ package enum VacationCommandLine {
             return .export(try exportOptions(parsed))
         case .search:
             return .search(text: parsed.positionals("text").joined(separator: " "), limit: try parsed.integer(of: "--limit", in: 0...))
+        case .log:
+            return .log(name: parsed.positional("name"), since: parsed.value(of: "--since"),
+                        limit: try parsed.integer(of: "--limit", in: 0...))
+        case .undo: return .undo(name: parsed.positional("name"))
         case .help, .album, nil:
             // The parser answers `help` itself; reaching here means the table and this
             // switch disagree, which the tests over every command rule out.
