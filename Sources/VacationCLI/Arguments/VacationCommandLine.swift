@@ -32,6 +32,8 @@ public enum VacationCommand: Sendable, Equatable {
     case albumCreate(name: String, predicate: String)
     case albumList
     case albumDelete(name: String)
+    /// `sync [NAME] --folder DIR`
+    case sync(SyncOptions)
 
     /// `export FORMAT [--to PATH] [--where PREDICATE]`
     public struct ExportOptions: Sendable, Equatable {
@@ -102,6 +104,7 @@ public enum VacationCommand: Sendable, Equatable {
         case photos, show, tags, places, check
         case backup, backups, restore, help
         case trips, export, search, album
+        case sync
 
         /// Whether `--json` makes this command (or, for a group such as `album`, each of its
         /// subcommands) print one JSON document.
@@ -137,6 +140,7 @@ public enum VacationCommand: Sendable, Equatable {
         case .export: .export
         case .search: .search
         case .albumCreate, .albumList, .albumDelete: .album
+        case .sync: .sync
         }
     }
 }
@@ -299,6 +303,12 @@ public enum VacationCommandLine {
             return .export(try exportOptions(parsed))
         case .search:
             return .search(text: parsed.positionals("text").joined(separator: " "), limit: try parsed.integer(of: "--limit", in: 0...))
+        case .sync:
+            let folder = parsed.value(of: "--folder") ?? ""
+            if folder.isEmpty, let option = parsed.option(named: "--folder") {
+                throw parsed.invalidValue(folder, option: option, reason: "a path cannot be empty")
+            }
+            return .sync(VacationCommand.SyncOptions(name: parsed.positional("name"), folder: folder))
         case .help, .album, nil:
             // The parser answers `help` itself; reaching here means the table and this
             // switch disagree, which the tests over every command rule out.

@@ -25,6 +25,7 @@ public enum VacationCommands {
             photos, show, tags, places, check,
             backup, backups, restore,
             search, album, trips, export,
+            sync,
             CommandSpec.helpCommand(),
         ])
 

@@ -57,6 +57,7 @@ struct Session {
         case .albumCreate(let name, let predicate): return try albumCreate(name, predicate: predicate)
         case .albumList: return try albumList()
         case .albumDelete(let name): return try albumDelete(name)
+        case .sync(let options): return try sync(options)
         }
     }
 

@@ -1,0 +1,36 @@
+import CommandLineKit
+
+// `vacation sync` (DESIGN §8, "Sync"): its spec and its typed options.
+
+extension VacationCommands {
+    static let sync = CommandSpec(
+        name: "sync",
+        abstract: "Sync a vacation with other libraries through a shared folder.",
+        discussion: """
+            Writes what this library changed in the vacation since its last sync to \
+            DIR/<vacation>/<device>/ and applies the changes other devices left there, in one \
+            transaction; the store itself is never copied. DIR can be any folder that a sync \
+            service, a network share or a USB stick carries. A vacation found only in the \
+            folder is created. Change files that are not whole yet are left for a later sync; \
+            files that cannot be applied are reported and skipped (exit 65 once the others \
+            are applied).
+            """,
+        arguments: [ArgumentSpec(name: "name", help: "The vacation to sync.", isOptional: true)],
+        options: [
+            .option("--folder", valueName: "dir", help: "The shared folder.", isRequired: true),
+            json,
+        ])
+}
+
+extension VacationCommand {
+    /// `sync [NAME] --folder DIR`
+    public struct SyncOptions: Sendable, Equatable {
+        public var name: String?
+        public var folder: String
+
+        public init(name: String? = nil, folder: String) {
+            self.name = name
+            self.folder = folder
+        }
+    }
+}

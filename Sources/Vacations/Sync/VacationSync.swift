@@ -1,0 +1,233 @@
+import Foundation
+import ObjectGraph
+import SQLiteDB
+
+/// What one sync did.
+public struct SyncReport: Sendable, Equatable {
+    public struct FileNote: Sendable, Equatable {
+        public var path: String
+        public var reason: String
+    }
+
+    /// Register writes this library made since its last sync, written to the folder.
+    public var sent = 0
+    /// Writes in the change files applied by this sync.
+    public var received = 0
+    /// Of those, the writes that won (changed the vacation's synced state).
+    public var applied = 0
+    /// Change files applied by this sync.
+    public var files = 0
+    /// Files refused whole (they do not parse, break a rule, or are of a newer format).
+    public var refused: [FileNote] = []
+    /// Files not whole yet, left for a later sync.
+    public var incomplete: [FileNote] = []
+}
+
+/// Syncs one vacation through a shared folder (DESIGN §8): writes what this library changed
+/// since its last sync as a change file in `<folder>/<vacation>/<device>/`, and applies every
+/// change file found there that this vacation has not applied, all in one transaction.
+///
+/// ```swift
+/// let sync = VacationSync(folder: shared, vacation: "Lisbon", device: try SyncDevice.id(inLibrary: library.url))
+/// let report = try sync.run(coordinator: document.coordinator)
+/// ```
+public struct VacationSync: Sendable {
+    public let folder: URL
+    public let vacation: String
+    public let device: String
+    public var now: Date
+
+    public init(folder: URL, vacation: String, device: String, now: Date = Date()) {
+        self.folder = folder
+        self.vacation = vacation
+        self.device = device
+        self.now = now
+    }
+
+    var vacationFolder: URL { folder.appendingPathComponent(vacation, isDirectory: true) }
+    var deviceFolder: URL { vacationFolder.appendingPathComponent(device, isDirectory: true) }
+
+    /// A change file found in the folder and read.
+    struct Found {
+        var key: FileKey
+        var path: String
+        var file: ChangeFile
+    }
+
+    public func run(coordinator: StoreCoordinator) throws -> SyncReport {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SyncError(.noFolder(folder.path))
+        }
+        try coordinator.withConnection { connection in try SyncTables(connection: connection).create() }
+        // Files committed by an earlier sync that stopped before writing them.
+        try flushOutbox(coordinator)
+        var report = SyncReport()
+        let applied = try coordinator.withConnection { connection in try SyncTables(connection: connection).applied() }
+        var (found, ownHighest) = try scan(skipping: applied, report: &report)
+        let sent: Int = try coordinator.performTransaction {
+            let context = ObjectContext(coordinator: coordinator, name: "sync")
+            let state = SyncState(context: context)
+            let tables = { (body: (SyncTables) throws -> Void) throws in
+                try coordinator.withConnection { connection in try body(SyncTables(connection: connection)) }
+            }
+            var registers: [SyncRegisterKey: SyncWrite] = [:]
+            var counter: Int64 = 0
+            var highest: Int64 = 0
+            try coordinator.withConnection { connection in
+                let sync = SyncTables(connection: connection)
+                registers = try sync.registers()
+                counter = try sync.counter()
+                highest = try sync.highestSequence(of: device)
+            }
+            let local = SyncState.changes(current: try state.currentValues(), registers: registers)
+            found = try refusingBadAlbums(found, in: context, report: &report)
+
+            var photos = Set<String>(), albums = Set<String>()
+            for file in found {
+                for write in file.file.writes {
+                    report.received += 1
+                    counter = max(counter, write.clock.counter)
+                    if let held = registers[write.register], !write.wins(over: held) { continue }
+                    registers[write.register] = write
+                    try tables { try $0.store(write) }
+                    report.applied += 1
+                    switch write.register.entity {
+                    case .photo: photos.insert(write.register.key)
+                    case .album: albums.insert(write.register.key)
+                    case .place: break
+                    }
+                }
+                try tables { try $0.recordApplied(file.key) }
+                report.files += 1
+            }
+            if !local.isEmpty {
+                // Later than every write seen, so that what this library did since it last saw
+                // the others is the newest word on it.
+                counter += 1
+                let sequence = max(highest, ownHighest) + 1
+                ownHighest = sequence
+                let clock = SyncClock(counter: counter, device: device)
+                let writes = local.sorted { $0.key < $1.key }.map { SyncWrite($0.key, value: $0.value, clock: clock) }
+                let content = try ChangeFile(device: device, sequence: sequence, vacation: vacation, writes: writes).encoded()
+                try tables { sync in
+                    for write in writes { try sync.store(write) }
+                    try sync.recordApplied(FileKey(device: device, sequence: sequence))
+                    try sync.addToOutbox(sequence: sequence, content: content)
+                }
+                for write in writes { registers[write.register] = write }
+            }
+            try tables { try $0.setCounter(counter) }
+            try state.settle(photos: photos, albums: albums, registers: registers, now: now)
+            try context.save()
+            if try state.settlePlaces(registers: registers) { try context.save() }
+            return local.count
+        }
+        report.sent = sent
+        try flushOutbox(coordinator)
+        return report
+    }
+
+    // MARK: The folder
+
+    /// Reads every change file of every device (this one's too: a vacation made anew, or restored
+    /// from an older backup, takes back what it wrote before) that the vacation has not applied.
+    private func scan(skipping applied: Set<FileKey>, report: inout SyncReport) throws -> (found: [Found], ownHighest: Int64) {
+        let manager = FileManager.default
+        var ownHighest: Int64 = 0
+        var found: [Found] = []
+        guard manager.fileExists(atPath: vacationFolder.path) else { return ([], 0) }
+        let devices: [String]
+        do {
+            devices = try manager.contentsOfDirectory(atPath: vacationFolder.path).filter(SyncValidation.isDeviceID).sorted()
+        } catch {
+            throw SyncError(.io("cannot list \(vacationFolder.path): \(error)"))
+        }
+        for deviceID in devices {
+            let directory = vacationFolder.appendingPathComponent(deviceID, isDirectory: true)
+            guard isRegular(directory.path, directory: true), let names = try? manager.contentsOfDirectory(atPath: directory.path) else {
+                // Why `try?`: a device folder that cannot be listed is one this sync cannot use; others still apply.
+                continue
+            }
+            let files = names.compactMap { name in ChangeFile.sequence(fromFileName: name).map { (name, $0) } }.sorted { $0.1 < $1.1 }
+            for (name, sequence) in files {
+                if deviceID == device { ownHighest = max(ownHighest, sequence) }
+                let key = FileKey(device: deviceID, sequence: sequence)
+                if applied.contains(key) { continue }
+                let path = directory.appendingPathComponent(name).path
+                guard isRegular(path, directory: false) else {
+                    report.refused.append(.init(path: path, reason: "it is not a regular file"))
+                    continue
+                }
+                guard let data = manager.contents(atPath: path) else {
+                    report.incomplete.append(.init(path: path, reason: "it cannot be read now"))
+                    continue
+                }
+                switch ChangeFile.read(data, device: deviceID, sequence: sequence) {
+                case .complete(let file): found.append(Found(key: key, path: path, file: file))
+                case .incomplete(let reason): report.incomplete.append(.init(path: path, reason: reason))
+                case .refused(let reason): report.refused.append(.init(path: path, reason: reason))
+                }
+            }
+        }
+        return (found, ownHighest)
+    }
+
+    /// Whether `path` is a folder (or a regular file), itself, not through a symbolic link.
+    private func isRegular(_ path: String, directory: Bool) -> Bool {
+        guard let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType else {
+            // Why `try?`: a path that cannot be examined is not one to use.
+            return false
+        }
+        return type == (directory ? .typeDirectory : .typeRegular)
+    }
+
+    /// Files whose albums' predicates the vacation cannot run are refused whole.
+    private func refusingBadAlbums(_ found: [Found], in context: ObjectContext, report: inout SyncReport) throws -> [Found] {
+        var kept: [Found] = []
+        for file in found {
+            var problem: String?
+            for write in file.file.writes where write.register.entity == .album && write.register.field == SyncFields.predicate {
+                do {
+                    _ = try PhotoSelection(format: write.value ?? "").count(in: context)
+                } catch let error as QueryError {
+                    problem = "album '\(write.register.key)''s predicate cannot run: \(error.message)"
+                    break
+                }
+            }
+            if let problem { report.refused.append(.init(path: file.path, reason: problem)) } else { kept.append(file) }
+        }
+        return kept
+    }
+
+    /// Writes the files the store holds for sending, each atomically (a temporary name in the
+    /// same folder, then a rename), then forgets them.
+    private func flushOutbox(_ coordinator: StoreCoordinator) throws {
+        let outbox = try coordinator.withConnection { connection in try SyncTables(connection: connection).outbox() }
+        guard !outbox.isEmpty else { return }
+        let manager = FileManager.default
+        do {
+            try manager.createDirectory(at: deviceFolder, withIntermediateDirectories: true)
+        } catch {
+            throw SyncError(.io("cannot make \(deviceFolder.path): \(error)"))
+        }
+        for (sequence, content) in outbox {
+            let name = ChangeFile.fileName(sequence)
+            let final = deviceFolder.appendingPathComponent(name)
+            // A name no reader takes for a change file (it starts with a dot and ends otherwise).
+            let temporary = deviceFolder.appendingPathComponent(".\(name).\(UUID().uuidString.lowercased()).tmp")
+            do {
+                try content.write(to: temporary)
+                let handle = try FileHandle(forUpdating: temporary)
+                try handle.synchronize()
+                try handle.close()
+                if manager.fileExists(atPath: final.path) { try manager.removeItem(at: final) }
+                try manager.moveItem(at: temporary, to: final)
+            } catch {
+                try? manager.removeItem(at: temporary)  // Why `try?`: the write's own error is the one to report.
+                throw SyncError(.io("cannot write \(final.path): \(error)"))
+            }
+            try coordinator.withConnection { connection in try SyncTables(connection: connection).removeFromOutbox(sequence: sequence) }
+        }
+    }
+}
