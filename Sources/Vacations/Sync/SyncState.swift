@@ -99,7 +99,12 @@ struct SyncState {
                 media: text("media", .media), tags: SyncValues.tags(tags ?? nil), placeName: placeName,
                 placeID: placeName.flatMap { value(.place, $0, SyncFields.placeID) ?? nil }, unknown: unknown))
         }
-        if !leaving.isEmpty { try editor.unvisit(leaving) }
+        if !leaving.isEmpty {
+            try editor.unvisit(leaving)
+            // Saved before visiting: a tag or place the unvisits delete may be made again by the
+            // visits, and one name cannot be both deleted and inserted in one save.
+            try context.save()
+        }
         if !drafts.isEmpty { _ = try editor.visit(drafts) }
         // What visiting does not do: take the visit date from the registers, and leave a photo
         // without a place when the registers say it has none.
