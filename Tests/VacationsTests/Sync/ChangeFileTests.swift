@@ -160,3 +160,23 @@ struct ChangeFileTests {
         }
     }
 }
+
+@Suite("Change file fuzz seeds")
+struct ChangeFileSeedTests {
+    @Test("the fuzz corpus's seeds read as they were written to: whole, refused or incomplete")
+    func seeds() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus/change")
+        func read(_ name: String) throws -> ChangeFile.Reading {
+            ChangeFile.read(try Data(contentsOf: folder.appendingPathComponent(name)), device: testDevice(7), sequence: 1)
+        }
+        guard case .complete(let photo) = try read("photo.change") else { Issue.record("photo.change is not whole"); return }
+        #expect(photo.writes.count == 8 && photo.vacation == "Lisbon")
+        guard case .complete(let places) = try read("place-album.change") else { Issue.record("place-album.change is not whole"); return }
+        #expect(places.writes.count == 4)
+        #expect(try read("newer.change")
+                == .refused("it is of format version 2, newer than this vacation understands (1); upgrade vacation to apply it"))
+        #expect(try read("rule-broken.change") == .refused("change 1: photo '1''s tags 'Sea beach' are not tag names, sorted, each once"))
+        #expect(try read("truncated.change") == .incomplete("it holds 116 of its 120 bytes"))
+    }
+}
