@@ -5,7 +5,7 @@ import CommandLineKit
 extension VacationCommands {
     static let sync = CommandSpec(
         name: "sync",
-        abstract: "Sync a vacation with other libraries through a shared folder.",
+        abstract: "Sync a vacation with other libraries through a folder.",
         discussion: """
             Writes what this library changed in the vacation since its last sync to \
             DIR/<vacation>/<device>/ and applies the changes other devices left there, in one \

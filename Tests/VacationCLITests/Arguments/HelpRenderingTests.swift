@@ -53,6 +53,7 @@ struct HelpRenderingTests {
           album                   Keep smart albums: saved predicates over photos.
           trips                   List the trips: photos by date, split at long gaps.
           export                  Export as GeoJSON, KML, GPX, CSV or an HTML album.
+          sync                    Sync a vacation with other libraries through a folder.
 
           See 'vacation help <subcommand>' for detailed help.
         """
