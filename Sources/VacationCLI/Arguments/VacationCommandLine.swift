@@ -308,7 +308,7 @@ public enum VacationCommandLine {
             if folder.isEmpty, let option = parsed.option(named: "--folder") {
                 throw parsed.invalidValue(folder, option: option, reason: "a path cannot be empty")
             }
-            return .sync(VacationCommand.SyncOptions(name: parsed.positional("name"), folder: folder))
+            return .sync(VacationCommand.SyncOptions(name: parsed.positional("name"), folder: folder, prune: parsed.flag("--prune")))
         case .help, .album, nil:
             // The parser answers `help` itself; reaching here means the table and this
             // switch disagree, which the tests over every command rule out.

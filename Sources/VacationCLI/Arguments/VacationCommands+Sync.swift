@@ -13,11 +13,13 @@ extension VacationCommands {
             service, a network share or a USB stick carries. A vacation found only in the \
             folder is created. Change files that are not whole yet are left for a later sync; \
             files that cannot be applied are reported and skipped (exit 65 once the others \
-            are applied).
+            are applied). --prune then writes one snapshot of the vacation as this device's \
+            newest change file and deletes its older ones.
             """,
         arguments: [ArgumentSpec(name: "name", help: "The vacation to sync.", isOptional: true)],
         options: [
             .option("--folder", valueName: "dir", help: "The shared folder.", isRequired: true),
+            .flag("--prune", help: "Replace this device's change files with one snapshot of the vacation."),
             json,
         ])
 }
@@ -27,10 +29,12 @@ extension VacationCommand {
     public struct SyncOptions: Sendable, Equatable {
         public var name: String?
         public var folder: String
+        public var prune: Bool
 
-        public init(name: String? = nil, folder: String) {
+        public init(name: String? = nil, folder: String, prune: Bool = false) {
             self.name = name
             self.folder = folder
+            self.prune = prune
         }
     }
 }

@@ -24,7 +24,7 @@ extension Session {
         defer { try? document.close() }
         let report: SyncReport
         do {
-            report = try VacationSync(folder: folder, vacation: name, device: device, now: environment.now())
+            report = try VacationSync(folder: folder, vacation: name, device: device, now: environment.now(), prune: options.prune)
                 .run(coordinator: document.coordinator)
         } catch let error as SyncError {
             if case .noFolder = error.kind { throw CommandFailure.notFound(error.description) }
@@ -45,12 +45,14 @@ extension Session {
                 ("vacation", .string(name)),
                 ("sent", .integer(Int64(report.sent))), ("received", .integer(Int64(report.received))),
                 ("applied", .integer(Int64(report.applied))), ("files", .integer(Int64(report.files))),
+                ("pruned", .integer(Int64(report.pruned))),
                 ("device", .string(device)),
                 ("refused", notes(report.refused)), ("incomplete", notes(report.incomplete)),
             ]))
         } else {
             say("\(name): sent \(Rendering.plural(report.sent, "change")), received \(Rendering.plural(report.received, "change")) "
-                + "in \(Rendering.plural(report.files, "file")), applied \(report.applied)")
+                + "in \(Rendering.plural(report.files, "file")), applied \(report.applied)"
+                + (options.prune ? "; pruned \(Rendering.plural(report.pruned, "older file"))" : ""))
         }
         return report.refused.isEmpty ? ExitCode.success : ExitCode.badInput
     }

@@ -21,6 +21,8 @@ public struct SyncReport: Sendable, Equatable {
     public var refused: [FileNote] = []
     /// Files not whole yet, left for a later sync.
     public var incomplete: [FileNote] = []
+    /// This device's older change files deleted by `prune` (after it wrote a snapshot).
+    public var pruned = 0
 }
 
 /// Syncs one vacation through a shared folder (DESIGN §8): writes what this library changed
@@ -36,12 +38,17 @@ public struct VacationSync: Sendable {
     public let vacation: String
     public let device: String
     public var now: Date
+    /// Compacts this device's files: writes a snapshot (every register this vacation holds, each
+    /// with the clock it was written with) as a new change file, then deletes this device's
+    /// earlier files, whose every write the snapshot holds or has seen overwritten.
+    public var prune: Bool
 
-    public init(folder: URL, vacation: String, device: String, now: Date = Date()) {
+    public init(folder: URL, vacation: String, device: String, now: Date = Date(), prune: Bool = false) {
         self.folder = folder
         self.vacation = vacation
         self.device = device
         self.now = now
+        self.prune = prune
     }
 
     var vacationFolder: URL { folder.appendingPathComponent(vacation, isDirectory: true) }
@@ -65,6 +72,7 @@ public struct VacationSync: Sendable {
         var report = SyncReport()
         let applied = try coordinator.withConnection { connection in try SyncTables(connection: connection).applied() }
         var (found, ownHighest) = try scan(skipping: applied, report: &report)
+        var snapshot: Int64?
         let sent: Int = try coordinator.performTransaction {
             let context = ObjectContext(coordinator: coordinator, name: "sync")
             let state = SyncState(context: context)
@@ -117,6 +125,16 @@ public struct VacationSync: Sendable {
                 }
                 for write in writes { registers[write.register] = write }
             }
+            if prune {
+                let sequence = max(highest, ownHighest) + 1
+                snapshot = sequence
+                let writes = registers.values.sorted { $0.register < $1.register }
+                let content = try ChangeFile(device: device, sequence: sequence, vacation: vacation, writes: writes).encoded()
+                try tables { sync in
+                    try sync.recordApplied(FileKey(device: device, sequence: sequence))
+                    try sync.addToOutbox(sequence: sequence, content: content)
+                }
+            }
             try tables { try $0.setCounter(counter) }
             try state.settle(photos: photos, albums: albums, registers: registers, now: now)
             try context.save()
@@ -125,6 +143,7 @@ public struct VacationSync: Sendable {
         }
         report.sent = sent
         try flushOutbox(coordinator)
+        if let snapshot { report.pruned = try deleteOwnFiles(before: snapshot) }
         return report
     }
 
@@ -198,6 +217,22 @@ public struct VacationSync: Sendable {
             if let problem { report.refused.append(.init(path: file.path, reason: problem)) } else { kept.append(file) }
         }
         return kept
+    }
+
+    /// Deletes this device's change files numbered below `sequence` (its snapshot, written).
+    private func deleteOwnFiles(before sequence: Int64) throws -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: deviceFolder.path)) ?? []  // Why `try?`: no folder, no files.
+        var deleted = 0
+        for name in names {
+            guard let number = ChangeFile.sequence(fromFileName: name), number < sequence else { continue }
+            do {
+                try FileManager.default.removeItem(at: deviceFolder.appendingPathComponent(name))
+                deleted += 1
+            } catch {
+                throw SyncError(.io("cannot delete \(deviceFolder.appendingPathComponent(name).path): \(error)"))
+            }
+        }
+        return deleted
     }
 
     /// Writes the files the store holds for sending, each atomically (a temporary name in the

@@ -186,3 +186,40 @@ struct SyncBehaviourTests {
         #expect(FileManager.default.fileExists(atPath: changeFile(of: again, 2).path))
     }
 }
+
+@Suite("Sync pruning")
+@MainActor
+struct SyncPruningTests {
+    @Test("pruning leaves one snapshot per device; a device that never synced and one that had half the files both end equal")
+    func pruneToSnapshot() throws {
+        let root = try TemporaryDirectory()
+        let shared = root.path("shared")
+        let first = try SyncPeer(device: testDevice(1), folder: shared), second = try SyncPeer(device: testDevice(2), folder: shared)
+        for (index, name) in ["search_unicode_titles.rest.xml", "getInfo_with_location.json", "search_all_extras.json"].enumerated() {
+            _ = FeedImporter(coordinator: first.coordinator).importFeeds([.file(try SampleFeeds.fixture(name))], rules: DraftRules(),
+                                                                          now: Date(timeIntervalSinceReferenceDate: 700_000_000))
+            try first.sync()
+            if index == 0 { try second.sync() }
+        }
+        let unvisiting = ObjectContext(coordinator: first.coordinator)
+        try VacationEditor(context: unvisiting).unvisit([try #require(try first.store.photos().first?.unique)])
+        try unvisiting.save()
+        let pruned = try VacationSync(folder: shared, vacation: "Trip", device: first.device, prune: true).run(coordinator: first.coordinator)
+        #expect(pruned.sent == 1 && pruned.pruned == 4)
+        let own = shared.appendingPathComponent("Trip").appendingPathComponent(first.device)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: own.path).sorted() == ["5.change"])
+        let late = try second.sync()
+        #expect(late.files == 1 && late.refused == [] && late.incomplete == [])
+        let newcomer = try SyncPeer(device: testDevice(3), folder: shared)
+        try newcomer.sync()
+        let expected = try first.dump()
+        #expect(expected.count > 100)
+        #expect(try second.dump() == expected)
+        #expect(try newcomer.dump() == expected)
+        #expect(try newcomer.store.problems() == [])
+        // Pruning again with nothing new: a fresh snapshot replaces the last one.
+        let again = try VacationSync(folder: shared, vacation: "Trip", device: first.device, prune: true).run(coordinator: first.coordinator)
+        #expect(again.sent == 0 && again.pruned == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: own.path).sorted() == ["6.change"])
+    }
+}

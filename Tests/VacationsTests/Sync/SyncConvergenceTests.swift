@@ -13,7 +13,7 @@ struct SyncConvergenceTests {
     static let seed: UInt64 = ProcessInfo.processInfo.environment["SYNC_CONVERGENCE_SEED"].flatMap(UInt64.init)
         ?? UInt64.random(in: 1...UInt64(UInt32.max))
 
-    @Test("Three libraries editing one vacation at random through a faulty folder end equal, and sound, after two syncs each")
+    @Test("Three libraries editing one vacation at random, syncing and pruning through a faulty folder, end equal and sound after two syncs each")
     func randomEditsConverge() throws {
         print("SyncConvergenceTests seed: \(Self.seed) (SYNC_CONVERGENCE_SEED=\(Self.seed) replays it)")
         var generator = SplitMix64(seed: Self.seed)
@@ -72,8 +72,10 @@ struct SyncConvergenceTests {
                 try context.save()
                 counts["album", default: 0] += 1
             case 64..<80:
-                try peer.sync(now: now)
-                counts["sync", default: 0] += 1
+                // One sync in six also prunes: a snapshot replaces the device's older files.
+                let prune = Int.random(in: 0..<6, using: &generator) == 0
+                try peer.sync(now: now, prune: prune)
+                counts[prune ? "sync --prune" : "sync", default: 0] += 1
             default:
                 for _ in 0..<Int.random(in: 1...4, using: &generator) { try carrier.step(peers) }
                 counts["delivery", default: 0] += 1

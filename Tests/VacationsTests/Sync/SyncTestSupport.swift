@@ -22,8 +22,8 @@ final class SyncPeer {
     var coordinator: StoreCoordinator { store.coordinator }
 
     @discardableResult
-    func sync(now: Date = Date(timeIntervalSinceReferenceDate: 800_000_000)) throws -> SyncReport {
-        try VacationSync(folder: folder, vacation: "Trip", device: device, now: now).run(coordinator: coordinator)
+    func sync(now: Date = Date(timeIntervalSinceReferenceDate: 800_000_000), prune: Bool = false) throws -> SyncReport {
+        try VacationSync(folder: folder, vacation: "Trip", device: device, now: now, prune: prune).run(coordinator: coordinator)
     }
 
     /// Every field of every photo, tag, place and album, as comparable text (no row keys).
@@ -99,8 +99,17 @@ struct FaultyCarrier {
         }
     }
 
-    /// Everything everywhere, whole.
+    /// Everything everywhere, whole; and what a device deleted from its own folder (pruning)
+    /// deleted everywhere, as an engine carries deletions too.
     func deliverAll(_ peers: [SyncPeer]) throws {
+        for owner in peers {
+            let kept = Set(Self.files(in: owner.folder, vacation: vacation).keys.filter { $0.hasPrefix(owner.device + "/") })
+            for peer in peers where peer !== owner {
+                for path in Self.files(in: peer.folder, vacation: vacation).keys where path.hasPrefix(owner.device + "/") && !kept.contains(path) {
+                    try FileManager.default.removeItem(at: peer.folder.appendingPathComponent(vacation).appendingPathComponent(path))
+                }
+            }
+        }
         var all: [String: Data] = [:]
         for peer in peers { all.merge(Self.files(in: peer.folder, vacation: vacation)) { whole, other in whole.count >= other.count ? whole : other } }
         for peer in peers {
