@@ -1,8 +1,9 @@
 import Foundation
 import TestSupport
+import Vacations
 
 /// SQLite's crash tests, on our binaries: runs `vacation import`, `unvisit`, `backup`,
-/// `restore --force` and an autosaving process (`vacations-test-helper autosave-vacation`) on one
+/// `restore --force`, `sync` and an autosaving process (`vacations-test-helper autosave-vacation`) on one
 /// vacation, kills each with SIGKILL at a random moment, and after every kill checks that
 ///
 /// - the vacation opens and `check` passes (SQLite's integrity check and ARCHITECTURE.md §3's invariants);
@@ -11,7 +12,9 @@ import TestSupport
 /// - the autosaving process's photos are a state it reached, no older than its last save;
 /// - every backup listed restores to a vacation that passes `check`;
 /// - a killed restore left the vacation as it was or as the backup is, never neither;
-/// - nothing half-made shows in the library listing.
+/// - nothing half-made shows in the library listing;
+/// - every change file `sync` left in its folder is whole (written under a temporary name, then
+///   renamed), and the next sync succeeds.
 ///
 /// ```swift
 /// let harness = try CrashHarness(folder: directory.url, seed: 7)
@@ -20,7 +23,7 @@ import TestSupport
 /// ```
 final class CrashHarness {
     enum Action: String, CaseIterable, Sendable {
-        case importFeeds = "import", unvisit, backup, restore, autosave
+        case importFeeds = "import", unvisit, backup, restore, autosave, sync
     }
 
     struct Report: CustomStringConvertible {
@@ -49,6 +52,8 @@ final class CrashHarness {
 
     let vacation = "Crash"
     private let folder: URL
+    /// The folder `sync` writes its change files to.
+    private var syncFolder: URL { folder.appendingPathComponent("shared") }
     private let runner: VacationRunner
     private let feeds: [TestFeed]
     private let expected: [String: VacationRunner.PhotoRecord]
@@ -72,6 +77,7 @@ final class CrashHarness {
 
     init(folder: URL, seed: UInt64, feeds feedCount: Int = 5, photosPerFeed: Int = 150) throws {
         self.folder = folder
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("shared"), withIntermediateDirectories: true)
         runner = VacationRunner(library: folder.appendingPathComponent("library"), wait: 30)
         random = SeededRandom(state: seed)
         feeds = try (0..<feedCount).map { index in
@@ -102,7 +108,7 @@ final class CrashHarness {
 
     /// Runs one of each action to the end, timing it, so that kills can be spread over a run.
     private func calibrate(_ report: inout Report) throws {
-        for action in [Action.importFeeds, .unvisit, .backup, .restore] {
+        for action in [Action.importFeeds, .unvisit, .backup, .restore, .sync] {
             try attempt(action, killing: false, &report)
         }
         durations[.autosave] = 1.5
@@ -137,6 +143,11 @@ final class CrashHarness {
             restoring = path
             touched = Set(feeds.indices)
             process = try runner.start(["restore", path, "--force"], in: folder, label: label)
+        case .sync:
+            // Only this library writes to the folder, but a restored (older) vacation takes back
+            // what it synced before: any feed may come back, whole.
+            touched = Set(feeds.indices)
+            process = try runner.start(["sync", vacation, "--folder", syncFolder.path], in: folder, label: label)
         case .autosave:
             process = try ProductProcess.start("vacations-test-helper", [
                 "autosave-vacation",
@@ -203,7 +214,7 @@ final class CrashHarness {
             let (problem, saves) = autosaveProblem(label: label, found: toggledNow)
             if let problem { report.failures.append("after \(label): \(problem)") }
             report.autosavesAcknowledged += saves
-        } else if toggledNow != toggled && action != .restore {
+        } else if toggledNow != toggled && action != .restore && action != .sync {
             report.failures.append("after \(label): the toggled photos changed without the autosaving process")
         }
         toggled = toggledNow
@@ -212,6 +223,22 @@ final class CrashHarness {
             report.failures.append("after \(label): the library lists \(names.sorted())")
         }
         if action == .backup { try verifyBackups(label: label, &report) }
+        if action == .sync { verifyChangeFiles(label: label, &report) }
+    }
+
+    /// Every `N.change` in the sync folder is whole: a killed sync leaves none half-written.
+    private func verifyChangeFiles(label: String, _ report: inout Report) {
+        let root = syncFolder.appendingPathComponent(vacation)
+        for device in (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [] {  // Why `try?`: no folder yet.
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(device).path)) ?? []
+            for name in names {
+                guard let sequence = ChangeFile.sequence(fromFileName: name) else { continue }
+                let path = root.appendingPathComponent(device).appendingPathComponent(name).path
+                let data = FileManager.default.contents(atPath: path) ?? Data()
+                if case .complete = ChangeFile.read(data, device: device, sequence: sequence) { continue }
+                report.failures.append("after \(label): \(name) of \(device) is not a whole change file")
+            }
+        }
     }
 
     /// The store must hold a state the process printed, no older than the last one it saw saved.
