@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 kind="${1:-thread}"
 export SWIFT_BACKTRACE=enable=no
+mkdir -p .build
 case "$kind" in
     thread)
         log=.build/tsan.log
