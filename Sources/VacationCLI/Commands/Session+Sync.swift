@@ -31,6 +31,9 @@ extension Session {
             throw CommandFailure.failed(error.description)
         }
         try document.save()
+        for problem in report.unsent.sorted() {
+            warn("not sent, as other devices would refuse it: \(problem)")
+        }
         for note in report.incomplete {
             warn("\(note.path): not whole yet (\(note.reason)); left for a later sync")
         }

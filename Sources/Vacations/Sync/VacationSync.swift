@@ -21,6 +21,9 @@ public struct SyncReport: Sendable, Equatable {
     public var refused: [FileNote] = []
     /// Files not whole yet, left for a later sync.
     public var incomplete: [FileNote] = []
+    /// Local values that break a sync rule (made outside the importer's rules, by hand), kept
+    /// back so that other devices do not refuse the whole file: why, for each.
+    public var unsent: [String] = []
     /// This device's older change files deleted by `prune` (after it wrote a snapshot).
     public var pruned = 0
 }
@@ -88,7 +91,16 @@ public struct VacationSync: Sendable {
                 counter = try sync.counter()
                 highest = try sync.highestSequence(of: device)
             }
-            let local = SyncState.changes(current: try state.currentValues(), registers: registers)
+            var local = SyncState.changes(current: try state.currentValues(), registers: registers)
+            // A value other devices would refuse (one written by hand, say) would make them refuse
+            // the whole file: it stays here, reported, and the rest goes.
+            for (register, value) in local {
+                let trial = SyncWrite(register, value: value, clock: SyncClock(counter: 1, device: device))
+                if let problem = SyncValidation.problem(with: trial) {
+                    local[register] = nil
+                    report.unsent.append(problem)
+                }
+            }
             found = try refusingBadAlbums(found, in: context, report: &report)
 
             var photos = Set<String>(), albums = Set<String>()

@@ -223,3 +223,33 @@ struct SyncPruningTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: own.path).sorted() == ["6.change"])
     }
 }
+
+@Suite("Sync of values made by hand")
+@MainActor
+struct SyncHandMadeValueTests {
+    @Test("a value other devices would refuse (a tag renamed by plain SQL) stays back, reported; the rest goes")
+    func unsendableValueStaysBack() throws {
+        let root = try TemporaryDirectory()
+        let shared = root.path("shared")
+        let first = try SyncPeer(device: testDevice(1), folder: shared), second = try SyncPeer(device: testDevice(2), folder: shared)
+        _ = FeedImporter(coordinator: first.coordinator).importFeeds([.file(try SampleFeeds.fixture("getInfo_with_location.json"))],
+                                                                      rules: DraftRules(), now: Date(timeIntervalSinceReferenceDate: 700_000_000))
+        let photo = try #require(try first.store.photos().first)
+        let id = photo.unique, tags = photo.tagNames
+        #expect(!tags.isEmpty)
+        let tagTable = try #require(VacationModel.model.entity(named: "Tag"))
+        let nameColumn = try #require(tagTable.attribute(named: "name")?.column)
+        try first.coordinator.withConnection { connection in
+            try connection.execute("UPDATE \(tagTable.table) SET \(nameColumn) = 'Not A Tag' WHERE \(nameColumn) = ?", [.text(tags[0])])
+        }
+        let report = try first.sync()
+        let renamed = SyncValues.text(tags: tags.dropFirst() + ["Not A Tag"])
+        #expect(report.unsent == ["photo '\(id)''s tags '\(renamed)' are not tag names, sorted, each once"])
+        #expect(report.sent > 10)
+        let received = try second.sync()
+        #expect(received.refused == [] && received.files == 1)
+        #expect(try second.store.photos().map(\.unique) == [id])
+        #expect(try second.store.photos().first?.tagNames == [])
+        #expect(try first.sync().unsent.count == 1)
+    }
+}
