@@ -31,6 +31,7 @@ extension Session {
             throw CommandFailure.failed(error.description)
         }
         try document.save()
+        removeThumbnails(of: report.unvisited, in: document)
         for problem in report.unsent.sorted() {
             warn("not sent, as other devices would refuse it: \(problem)")
         }

@@ -60,9 +60,10 @@ struct SyncState {
 
     // MARK: Settling
 
-    /// Makes the photos `ids` and the albums `albums` what the registers say, then every place's
-    /// first visit and place id. The caller saves.
-    func settle(photos ids: Set<String>, albums: Set<String>, registers: [SyncRegisterKey: SyncWrite], now: Date) throws {
+    /// Makes the photos `ids` and the albums `albums` what the registers say. The caller saves.
+    /// Returns the ids of the photos it unvisited (their thumbnails can go).
+    @discardableResult
+    func settle(photos ids: Set<String>, albums: Set<String>, registers: [SyncRegisterKey: SyncWrite], now: Date) throws -> [String] {
         func value(_ entity: SyncEntity, _ key: String, _ field: String) -> String?? {
             registers[SyncRegisterKey(entity, key, field)].map(\.value)
         }
@@ -123,6 +124,7 @@ struct SyncState {
             }
         }
         try settleAlbums(albums.sorted(), value: value)
+        return leaving
     }
 
     private func settleAlbums(_ names: [String], value: (SyncEntity, String, String) -> String??) throws {

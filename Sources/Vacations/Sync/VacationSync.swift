@@ -21,6 +21,8 @@ public struct SyncReport: Sendable, Equatable {
     public var refused: [FileNote] = []
     /// Files not whole yet, left for a later sync.
     public var incomplete: [FileNote] = []
+    /// Photos that other devices' changes took out of the vacation (their thumbnails can go).
+    public var unvisited: [String] = []
     /// Local values that break a sync rule (made outside the importer's rules, by hand), kept
     /// back so that other devices do not refuse the whole file: why, for each.
     public var unsent: [String] = []
@@ -148,7 +150,7 @@ public struct VacationSync: Sendable {
                 }
             }
             try tables { try $0.setCounter(counter) }
-            try state.settle(photos: photos, albums: albums, registers: registers, now: now)
+            report.unvisited = try state.settle(photos: photos, albums: albums, registers: registers, now: now)
             try context.save()
             if try state.settlePlaces(registers: registers) { try context.save() }
             return local.count
@@ -188,6 +190,11 @@ public struct VacationSync: Sendable {
                 let path = directory.appendingPathComponent(name).path
                 guard isRegular(path, directory: false) else {
                     report.refused.append(.init(path: path, reason: "it is not a regular file"))
+                    continue
+                }
+                if let size = (try? manager.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.int64Value > ChangeFile.largestFile {
+                    // Why `try?`: the size is a shortcut; a file that cannot be examined fails the read below.
+                    report.refused.append(.init(path: path, reason: "it is larger than \(ChangeFile.largestFile >> 20) MiB"))
                     continue
                 }
                 guard let data = manager.contents(atPath: path) else {
@@ -231,8 +238,19 @@ public struct VacationSync: Sendable {
         return kept
     }
 
+    /// Sync writes only into real folders under `folder`: a vacation or device folder that is a
+    /// link (anyone with access to the folder can make one) would lead its writes elsewhere.
+    private func checkNotLinked() throws {
+        for path in [vacationFolder.path, deviceFolder.path] where FileManager.default.fileExists(atPath: path) {
+            guard isRegular(path, directory: true) else {
+                throw SyncError(.io("\(path) is not a folder of its own (a link, or a file); sync writes nothing through it"))
+            }
+        }
+    }
+
     /// Deletes this device's change files numbered below `sequence` (its snapshot, written).
     private func deleteOwnFiles(before sequence: Int64) throws -> Int {
+        try checkNotLinked()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: deviceFolder.path)) ?? []  // Why `try?`: no folder, no files.
         var deleted = 0
         for name in names {
@@ -253,11 +271,13 @@ public struct VacationSync: Sendable {
         let outbox = try coordinator.withConnection { connection in try SyncTables(connection: connection).outbox() }
         guard !outbox.isEmpty else { return }
         let manager = FileManager.default
+        try checkNotLinked()
         do {
             try manager.createDirectory(at: deviceFolder, withIntermediateDirectories: true)
         } catch {
             throw SyncError(.io("cannot make \(deviceFolder.path): \(error)"))
         }
+        try checkNotLinked()
         for (sequence, content) in outbox {
             let name = ChangeFile.fileName(sequence)
             let final = deviceFolder.appendingPathComponent(name)

@@ -253,3 +253,28 @@ struct SyncHandMadeValueTests {
         #expect(try first.sync().unsent.count == 1)
     }
 }
+
+@Suite("Sync writes only where it should")
+@MainActor
+struct SyncWritePlaceTests {
+    @Test("a device folder that is a link elsewhere is not written through; the sync fails and the outbox keeps the file")
+    func linkedDeviceFolder() throws {
+        let root = try TemporaryDirectory()
+        let shared = root.path("shared"), elsewhere = root.path("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let first = try SyncPeer(device: testDevice(1), folder: shared)
+        _ = FeedImporter(coordinator: first.coordinator).importFeeds([.file(try SampleFeeds.fixture("getInfo_with_location.json"))],
+                                                                      rules: DraftRules(), now: Date(timeIntervalSinceReferenceDate: 700_000_000))
+        let vacationFolder = shared.appendingPathComponent("Trip")
+        try FileManager.default.createDirectory(at: vacationFolder, withIntermediateDirectories: true)
+        let deviceFolder = vacationFolder.appendingPathComponent(first.device)
+        try FileManager.default.createSymbolicLink(at: deviceFolder, withDestinationURL: elsewhere)
+        #expect(throws: SyncError(.io("\(deviceFolder.path) is not a folder of its own (a link, or a file); sync writes nothing through it"))) {
+            try first.sync()
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == [])
+        try FileManager.default.removeItem(at: deviceFolder)
+        #expect(try first.sync().sent == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: deviceFolder.path) == ["1.change"])
+    }
+}
