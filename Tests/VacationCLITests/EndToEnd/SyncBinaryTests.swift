@@ -95,4 +95,30 @@ struct SyncBinaryTests {
         let help = try vacation("a", "help", "sync")
         #expect(help.status == 0 && help.output.contains("--folder <dir>"))
     }
+
+    @Test("a sync waits for a vacation another process is writing, then gives up with 75, changing nothing")
+    func busy() throws {
+        #expect(try vacation("a", "list").status == 0)
+        // An import reading a pipe that stays open holds the default vacation's lock.
+        let fifo = directory.path("feed.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let holder = try ProductProcess.start("vacation", ["--library", directory.path("a").path, "import", fifo], input: nil,
+                                              output: directory.path("holder.out"), errors: directory.path("holder.err"))
+        let descriptor = open(fifo, O_RDWR)
+        #expect(descriptor >= 0)
+        let writer: FileHandle? = descriptor >= 0 ? FileHandle(fileDescriptor: descriptor, closeOnDealloc: true) : nil
+        defer { if holder.isRunning { holder.send(SIGTERM) } }
+        try writer?.write(contentsOf: Data("<rsp stat=\"ok\"><photos>".utf8))
+        Thread.sleep(forTimeInterval: 0.5)
+        let synced = try vacation("a", "--wait", "0.5", "sync", "--folder", shared)
+        #expect(synced.status == 75 && synced.output == "")
+        #expect(synced.errors.hasPrefix("Error: The vacation \"My Vacation\" is busy"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shared) == [])
+        try writer?.write(contentsOf: Data("<photo id=\"1\" title=\"one\"/></photos></rsp>".utf8))
+        try writer?.close()
+        #expect(holder.wait() == .exited(0))
+        let after = try vacation("a", "sync", "--folder", shared, "--json")
+        let sent = try object(after)["sent"] as? Int ?? 0
+        #expect(after.status == 0 && sent > 0)
+    }
 }
