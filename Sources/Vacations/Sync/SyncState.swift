@@ -106,7 +106,12 @@ struct SyncState {
             // visits, and one name cannot be both deleted and inserted in one save.
             try context.save()
         }
-        if !drafts.isEmpty { _ = try editor.visit(drafts) }
+        if !drafts.isEmpty {
+            _ = try editor.visit(drafts)
+            // Saved before the fetch below, so that SQLite finds the photos by id: with the new
+            // photos still pending, the fetch would test each of them against every id in memory.
+            try context.save()
+        }
         // What visiting does not do: take the visit date from the registers, and leave a photo
         // without a place when the registers say it has none.
         if !drafts.isEmpty {
