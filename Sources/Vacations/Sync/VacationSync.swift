@@ -76,7 +76,9 @@ public struct VacationSync: Sendable {
         try flushOutbox(coordinator)
         var report = SyncReport()
         let applied = try coordinator.withConnection { connection in try SyncTables(connection: connection).applied() }
-        var (found, ownHighest) = try scan(skipping: applied, report: &report)
+        let scanned = try scan(skipping: applied, report: &report)
+        var found = scanned.found, ownHighest = scanned.ownHighest
+        let othersThere = scanned.othersThere
         var snapshot: Int64?
         let sent: Int = try coordinator.performTransaction {
             let context = ObjectContext(coordinator: coordinator, name: "sync")
@@ -93,6 +95,10 @@ public struct VacationSync: Sendable {
                 counter = try sync.counter()
                 highest = try sync.highestSequence(of: device)
             }
+            // A vacation that synced before, syncing into a folder that holds none of its files
+            // (a new folder, a renamed vacation, files deleted by hand): what it sent before is
+            // not there, so it sends everything it holds, as a snapshot.
+            let snapshotting = prune || (ownHighest == 0 && !registers.isEmpty && (highest > 0 || !othersThere))
             var local = SyncState.changes(current: try state.currentValues(), registers: registers)
             // A value other devices would refuse (one written by hand, say) would make them refuse
             // the whole file: it stays here, reported, and the rest goes.
@@ -123,7 +129,14 @@ public struct VacationSync: Sendable {
                 try tables { try $0.recordApplied(file.key) }
                 report.files += 1
             }
-            if !local.isEmpty {
+            if !local.isEmpty && snapshotting {
+                // Into the registers only: the snapshot below carries them.
+                counter += 1
+                let clock = SyncClock(counter: counter, device: device)
+                let writes = local.sorted { $0.key < $1.key }.map { SyncWrite($0.key, value: $0.value, clock: clock) }
+                try tables { sync in for write in writes { try sync.store(write) } }
+                for write in writes { registers[write.register] = write }
+            } else if !local.isEmpty {
                 // Later than every write seen, so that what this library did since it last saw
                 // the others is the newest word on it.
                 counter += 1
@@ -139,7 +152,7 @@ public struct VacationSync: Sendable {
                 }
                 for write in writes { registers[write.register] = write }
             }
-            if prune {
+            if snapshotting {
                 let sequence = max(highest, ownHighest) + 1
                 snapshot = sequence
                 let writes = registers.values.sorted { $0.register < $1.register }
@@ -157,7 +170,7 @@ public struct VacationSync: Sendable {
         }
         report.sent = sent
         try flushOutbox(coordinator)
-        if let snapshot { report.pruned = try deleteOwnFiles(before: snapshot) }
+        if prune, let snapshot { report.pruned = try deleteOwnFiles(before: snapshot) }
         return report
     }
 
@@ -165,11 +178,13 @@ public struct VacationSync: Sendable {
 
     /// Reads every change file of every device (this one's too: a vacation made anew, or restored
     /// from an older backup, takes back what it wrote before) that the vacation has not applied.
-    private func scan(skipping applied: Set<FileKey>, report: inout SyncReport) throws -> (found: [Found], ownHighest: Int64) {
+    /// Also tells whether other devices have folders there.
+    private func scan(skipping applied: Set<FileKey>,
+                      report: inout SyncReport) throws -> (found: [Found], ownHighest: Int64, othersThere: Bool) {
         let manager = FileManager.default
         var ownHighest: Int64 = 0
         var found: [Found] = []
-        guard manager.fileExists(atPath: vacationFolder.path) else { return ([], 0) }
+        guard manager.fileExists(atPath: vacationFolder.path) else { return ([], 0, false) }
         let devices: [String]
         do {
             devices = try manager.contentsOfDirectory(atPath: vacationFolder.path).filter(SyncValidation.isDeviceID).sorted()
@@ -208,7 +223,7 @@ public struct VacationSync: Sendable {
                 }
             }
         }
-        return (found, ownHighest)
+        return (found, ownHighest, devices.contains { $0 != device })
     }
 
     /// Whether `path` is a folder (or a regular file), itself, not through a symbolic link.

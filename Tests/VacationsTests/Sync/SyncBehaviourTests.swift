@@ -205,9 +205,9 @@ struct SyncPruningTests {
         try VacationEditor(context: unvisiting).unvisit([try #require(try first.store.photos().first?.unique)])
         try unvisiting.save()
         let pruned = try VacationSync(folder: shared, vacation: "Trip", device: first.device, prune: true).run(coordinator: first.coordinator)
-        #expect(pruned.sent == 1 && pruned.pruned == 4)
+        #expect(pruned.sent == 1 && pruned.pruned == 3)
         let own = shared.appendingPathComponent("Trip").appendingPathComponent(first.device)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: own.path).sorted() == ["5.change"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: own.path).sorted() == ["4.change"])
         let late = try second.sync()
         #expect(late.files == 1 && late.refused == [] && late.incomplete == [])
         let newcomer = try SyncPeer(device: testDevice(3), folder: shared)
@@ -220,7 +220,7 @@ struct SyncPruningTests {
         // Pruning again with nothing new: a fresh snapshot replaces the last one.
         let again = try VacationSync(folder: shared, vacation: "Trip", device: first.device, prune: true).run(coordinator: first.coordinator)
         #expect(again.sent == 0 && again.pruned == 1)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: own.path).sorted() == ["6.change"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: own.path).sorted() == ["5.change"])
     }
 }
 
@@ -276,5 +276,37 @@ struct SyncWritePlaceTests {
         try FileManager.default.removeItem(at: deviceFolder)
         #expect(try first.sync().sent == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: deviceFolder.path) == ["1.change"])
+    }
+}
+
+@Suite("Sync into a new place")
+@MainActor
+struct SyncNewPlaceTests {
+    @Test("a vacation that synced before, syncing into a new folder or under a new name, sends all it holds as a snapshot")
+    func newFolderGetsEverything() throws {
+        let root = try TemporaryDirectory()
+        let first = try SyncPeer(device: testDevice(1), folder: root.path("old"))
+        for name in ["search_unicode_titles.rest.xml", "getInfo_with_location.json"] {
+            _ = FeedImporter(coordinator: first.coordinator).importFeeds([.file(try SampleFeeds.fixture(name))], rules: DraftRules(),
+                                                                          now: Date(timeIntervalSinceReferenceDate: 700_000_000))
+            try first.sync()
+        }
+        let expected = try first.dump()
+        // Numbers follow on from the last file this device wrote anywhere.
+        for (folder, vacation, number) in [(root.path("new"), "Trip", 3), (root.path("old"), "Journey", 4)] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let report = try VacationSync(folder: folder, vacation: vacation, device: first.device).run(coordinator: first.coordinator)
+            #expect(report.sent == 0 && report.pruned == 0)
+            let own = folder.appendingPathComponent(vacation).appendingPathComponent(first.device)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: own.path) == ["\(number).change"], "\(vacation)")
+            let reader = try SyncPeer(device: testDevice(2), folder: folder)
+            _ = try VacationSync(folder: folder, vacation: vacation, device: reader.device).run(coordinator: reader.coordinator)
+            #expect(try reader.dump() == expected, "\(vacation)")
+        }
+        // A device that only ever received writes no snapshot where others' files are.
+        let receiver = try SyncPeer(device: testDevice(3), folder: root.path("old"))
+        try receiver.sync()
+        #expect(try receiver.sync().sent == 0)
+        #expect(!FileManager.default.fileExists(atPath: root.path("old").appendingPathComponent("Trip").appendingPathComponent(receiver.device).path))
     }
 }
