@@ -9,13 +9,13 @@ import CommandLineKit
 /// var output = "", errors = ""
 /// let code = DocStore.run(["info", "Trip.vacation", "--json"], environment: [:], output: &output, errors: &errors)
 /// ```
-public enum DocStore {
+package enum DocStore {
     /// Parses `arguments` (without the program name), runs the command, and returns the exit
     /// code: 0 success, 1 failed, 64 usage, 65 bad input, 66 no such file or entity.
     ///
     /// Results go to `output`; errors go to `errors` as `Error: <what happened>` on one line,
     /// then a hint where one helps. `COLUMNS` in `environment` sets the help's width.
-    public static func run(_ arguments: [String], environment: [String: String],
+    package static func run(_ arguments: [String], environment: [String: String],
                            output: inout some TextOutputStream, errors: inout some TextOutputStream) -> Int32 {
         let parser = CommandLineParser(root: DocStoreCommands.root)
         switch parser.parse(arguments) {

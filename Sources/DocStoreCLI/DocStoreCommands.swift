@@ -1,11 +1,11 @@
 import CommandLineKit
 
 /// The `docstore` command table: help, usage lines and usage errors are rendered from it.
-public enum DocStoreCommands {
+enum DocStoreCommands {
     /// Printed by `docstore --version`.
-    public static let version = "0.1.0"
+    static let version = "0.1.0"
 
-    public static let root = CommandSpec(
+    static let root = CommandSpec(
         name: "docstore",
         abstract: "Inspect, dump and migrate Core Data stores and documents.",
         discussion: """

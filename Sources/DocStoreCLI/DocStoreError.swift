@@ -14,7 +14,7 @@ import SQLiteDB
 /// ```swift
 /// throw DocStoreError.noSuchFile("/tmp/missing.sqlite")   // Error: no such file: /tmp/missing.sqlite
 /// ```
-public typealias DocStoreError = CommandFailure
+typealias DocStoreError = CommandFailure
 
 extension CommandFailure {
     static func noSuchFile(_ path: String) -> CommandFailure {

@@ -9,18 +9,20 @@ import Foundation
 /// for backup in try library.backups(of: "Paris") { print(backup.name, backup.bytes) }
 /// ```
 public struct BackupInfo: Sendable, Equatable {
-    public static let infoFileName = "BackupInfo.plist"
+    static let infoFileName = "BackupInfo.plist"
 
     /// The folder's name, as commands take it.
     public var name: String
+    /// The backup's folder.
     public var url: URL
     /// The document the backup belongs to.
-    public var documentName: String
+    package var documentName: String
+    /// When the backup was taken, as its `BackupInfo.plist` records it.
     public var created: Date
     /// Bytes taken by the whole backup folder.
     public var bytes: Int64
     /// The model version of the store when the backup was taken.
-    public var modelVersion: String
+    package var modelVersion: String
 
     /// The backup seen as a document bundle.
     public var bundle: DocumentBundle { DocumentBundle(url: url) }

@@ -4,9 +4,10 @@
 /// try library.backup("Paris") { progress in bar.update(progress.fractionCompleted) }
 /// ```
 public struct CopyProgress: Sendable, Equatable {
-    public var pagesCopied: Int
-    public var totalPages: Int
+    package var pagesCopied: Int
+    package var totalPages: Int
 
+    /// Progress of `pagesCopied` pages out of `totalPages`.
     public init(pagesCopied: Int, totalPages: Int) {
         self.pagesCopied = pagesCopied
         self.totalPages = totalPages

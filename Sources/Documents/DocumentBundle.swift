@@ -16,22 +16,25 @@ import SQLiteDB
 /// let store = bundle.storeURL
 /// ```
 public struct DocumentBundle: Sendable, Equatable {
-    public static let storeFolderName = "StoreContent"
-    public static let storeFileName = "persistentStore"
-    public static let metadataFileName = "DocumentMetadata.plist"
-    public static let additionalContentFolderName = "AdditionalContent"
+    package static let storeFolderName = "StoreContent"
+    package static let storeFileName = "persistentStore"
+    static let metadataFileName = "DocumentMetadata.plist"
+    static let additionalContentFolderName = "AdditionalContent"
 
+    /// The bundle's folder, `<name>.<extension>`.
     public let url: URL
 
+    /// The bundle at `url`; nothing is read or created.
     public init(url: URL) { self.url = url }
 
+    /// The SQLite store: `StoreContent/persistentStore`.
     public var storeURL: URL {
         url.appendingPathComponent(Self.storeFolderName, isDirectory: true).appendingPathComponent(Self.storeFileName)
     }
 
-    public var metadataURL: URL { url.appendingPathComponent(Self.metadataFileName) }
+    var metadataURL: URL { url.appendingPathComponent(Self.metadataFileName) }
 
-    public var additionalContentURL: URL {
+    package var additionalContentURL: URL {
         url.appendingPathComponent(Self.additionalContentFolderName, isDirectory: true)
     }
 

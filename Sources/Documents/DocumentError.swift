@@ -45,6 +45,7 @@ public struct DocumentError: Error, CustomStringConvertible, Sendable, Equatable
         case backup(String)
         case path(String)
 
+        /// The subject as the one-line description names it: `Document "Paris"`, `Backup "…"`, or the path.
         public var description: String {
             switch self {
             case .document(let name): "Document \(quoted(name))"
@@ -54,14 +55,18 @@ public struct DocumentError: Error, CustomStringConvertible, Sendable, Equatable
         }
     }
 
+    /// What went wrong.
     public var kind: Kind
+    /// The document, backup or path it went wrong with.
     public var subject: Subject
 
+    /// An error of `kind` about `subject`.
     public init(_ kind: Kind, _ subject: Subject) {
         self.kind = kind
         self.subject = subject
     }
 
+    /// One line naming the subject and what went wrong, e.g. `Document "Paris" is busy: …`.
     public var description: String {
         switch kind {
         case .invalidName(let reason):

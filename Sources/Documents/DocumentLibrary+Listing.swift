@@ -62,8 +62,8 @@ extension DocumentLibrary {
                     continue
                 }
                 var sql = "SELECT count(*) FROM \(quoteIdentifier(entity.table))"
-                if entity.parent != nil {
-                    sql += " WHERE Z_ENT IN (\(entity.hierarchy.map(String.init).joined(separator: ", ")))"
+                if let filter = entity.rowsCondition(in: model, column: "Z_ENT") {
+                    sql += " WHERE " + filter
                 }
                 counts[entityName] = Int(try connection.scalar(sql)?.integerValue ?? 0)
             }

@@ -15,16 +15,17 @@ import ObjectGraph
 public struct DocumentLibrary: Sendable {
     /// The library folder, with symbolic links in its own path resolved.
     public let url: URL
+    /// The model every document of the library is opened with (and migrated to).
     public let model: ObjectModel
     /// The bundles' extension, without the dot: `vacation`.
-    public let fileExtension: String
+    let fileExtension: String
     /// The document used when none is named; created on first use.
-    public let defaultDocumentName: String
+    package let defaultDocumentName: String
     /// How documents opened through the library behave.
-    public var documentConfiguration: ManagedDocument.Configuration
+    package var documentConfiguration: ManagedDocument.Configuration
 
     /// The folder, inside the library, that holds each document's backups by default.
-    public static let backupsFolderName = "Backups"
+    static let backupsFolderName = "Backups"
 
     /// Opens the library at `url`, making the folder (and its parents) when missing.
     ///
@@ -64,7 +65,7 @@ public struct DocumentLibrary: Sendable {
     }
 
     /// True when a document named `name` exists (a bundle folder, not a symbolic link).
-    public func documentExists(named name: String) throws(DocumentError) -> Bool {
+    package func documentExists(named name: String) throws(DocumentError) -> Bool {
         FileSystem.kind(at: try locate(name).bundle.path) == .directory
     }
 
@@ -101,7 +102,7 @@ public struct DocumentLibrary: Sendable {
     ///
     /// - Throws: `DocumentError`: `invalidName`, `alreadyExists`, `unsafePath`, `io`.
     @MainActor
-    public func create(named name: String) throws(DocumentError) -> ManagedDocument {
+    package func create(named name: String) throws(DocumentError) -> ManagedDocument {
         let document = try document(named: name)
         try checkInside(document.bundle.path, subject: document.subject)
         StagingFolder.removeAbandoned(in: root)

@@ -18,15 +18,17 @@ public struct DocumentMetadata: Sendable, Equatable {
     /// The bundle layout version this code writes.
     public static let currentFormatVersion = 1
 
-    public var formatVersion: Int
+    var formatVersion: Int
     /// The model's `versionIdentifier` the store was last opened with for writing.
-    public var modelVersion: String
+    package var modelVersion: String
+    /// When the document was created.
     public var created: Date
     /// When a save last changed the store.
     public var modified: Date
     /// The version of the app that last wrote the document.
-    public var appVersion: String
+    package var appVersion: String
 
+    /// Metadata with these values; dates are cut to whole seconds, as the file keeps them.
     public init(modelVersion: String, created: Date, modified: Date, appVersion: String,
                 formatVersion: Int = DocumentMetadata.currentFormatVersion) {
         self.formatVersion = formatVersion

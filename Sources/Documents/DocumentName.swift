@@ -13,7 +13,7 @@ import Foundation
 /// ```
 public struct DocumentName: Sendable, Hashable, CustomStringConvertible {
     /// The most bytes a name may take in UTF-8 (after NFC normalisation).
-    public static let maximumUTF8Length = 200
+    static let maximumUTF8Length = 200
 
     /// The name, NFC-normalised.
     public let rawValue: String
@@ -29,6 +29,7 @@ public struct DocumentName: Sendable, Hashable, CustomStringConvertible {
         rawValue = normalized
     }
 
+    /// The name as shown and stored: NFC-normalised text.
     public var description: String { rawValue }
 
     /// Why `name` (already NFC) is refused, or nil when it is acceptable.

@@ -6,7 +6,9 @@
 /// document.state == .normal   // open, editable, saved or saving fine
 /// ```
 public struct DocumentState: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    /// The flags, one bit each.
     public let rawValue: Int
+    /// The state with the flags of `rawValue`.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// Open, editable, and the last save (if any) succeeded.
@@ -21,6 +23,7 @@ public struct DocumentState: OptionSet, Sendable, Hashable, CustomStringConverti
     /// `resolveConflicts(keeping:)` or `revert()`.
     public static let inConflict = DocumentState(rawValue: 1 << 3)
 
+    /// The flags' names, comma-separated; `normal` when there are none.
     public var description: String {
         if isEmpty { return "normal" }
         let names: [(DocumentState, String)] = [(.closed, "closed"), (.editingDisabled, "editingDisabled"),
@@ -41,7 +44,7 @@ public final class DocumentObservation {
 
     init(_ cancellation: @escaping @MainActor () -> Void) { self.cancellation = cancellation }
 
-    public func cancel() {
+    package func cancel() {
         cancellation?()
         cancellation = nil
     }

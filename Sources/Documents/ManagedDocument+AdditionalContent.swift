@@ -36,14 +36,14 @@ extension ManagedDocument {
     /// Removes the additional file `fileName`, if there is one.
     ///
     /// - Throws: as `writeAdditionalContent(_:named:)`.
-    public func removeAdditionalContent(named fileName: String) throws(DocumentError) {
+    func removeAdditionalContent(named fileName: String) throws(DocumentError) {
         let path = try additionalContentPath(fileName, writing: true)
         guard FileSystem.kind(at: path) != nil else { return }
         guard unlink(path) == 0 else { throw .system("remove", path, errno: errno) }
     }
 
     /// The names of the additional files, sorted.
-    public func additionalContentNames() throws(DocumentError) -> [String] {
+    func additionalContentNames() throws(DocumentError) -> [String] {
         _ = try openSession()
         let folder = bundle.additionalContentURL.path
         guard FileSystem.kind(at: folder) == .directory else { return [] }

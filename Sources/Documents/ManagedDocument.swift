@@ -24,11 +24,12 @@ public final class ManagedDocument {
         /// How long after the last change autosave waits before saving; nil turns autosave off.
         public var autosaveDelay: Duration?
         /// Written to the metadata as the version of the app that last wrote the document.
-        public var appVersion: String
+        package var appVersion: String
         /// When true, SIGINT and SIGTERM save and close every open document before the process
         /// stops (see `StopSignalMonitor`).
         public var handlesStopSignals: Bool
 
+        /// A configuration; the defaults autosave 2 s after the last change and handle stop signals.
         public init(autosaveDelay: Duration? = .seconds(2), appVersion: String = "1.0", handlesStopSignals: Bool = true) {
             self.autosaveDelay = autosaveDelay
             self.appVersion = appVersion
@@ -51,11 +52,13 @@ public final class ManagedDocument {
         case forOverwriting
     }
 
+    /// The document's folder.
     public nonisolated let bundle: DocumentBundle
     /// The bundle's name without its extension.
     public nonisolated let name: String
+    /// The model the document's store is opened with.
     public nonisolated let model: ObjectModel
-    public var configuration: Configuration
+    package var configuration: Configuration
     /// The document's state; observe it with `observeState(_:)`.
     public internal(set) var state: DocumentState = .closed {
         didSet {
@@ -64,7 +67,7 @@ public final class ManagedDocument {
         }
     }
     /// The metadata as last read or written; nil while closed.
-    public internal(set) var metadata: DocumentMetadata?
+    package internal(set) var metadata: DocumentMetadata?
     /// Why the last save failed, while `state` contains `savingError`.
     public internal(set) var lastSaveError: DocumentError?
 
@@ -247,9 +250,9 @@ public final class ManagedDocument {
     }
 
     /// True when the view context or the writer holds changes not yet in the store.
-    public var hasUnsavedChanges: Bool { session?.container.hasChanges ?? false }
+    package var hasUnsavedChanges: Bool { session?.container.hasChanges ?? false }
 
-    public var isOpen: Bool { session != nil }
+    package var isOpen: Bool { session != nil }
 
     // MARK: Observing
 

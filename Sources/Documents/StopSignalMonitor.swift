@@ -22,6 +22,7 @@ import Darwin
 /// monitor.start()
 /// ```
 public final class StopSignalMonitor: Sendable {
+    /// What ends the process with a signal's status; tests pass their own.
     public typealias Terminate = @Sendable (Int32) -> Void
 
     private struct State {
@@ -30,13 +31,15 @@ public final class StopSignalMonitor: Sendable {
         var hasTerminated = false
     }
 
-    public let signals: [Int32]
-    public let gracePeriod: Duration
+    package let signals: [Int32]
+    let gracePeriod: Duration
     private let onStop: @Sendable @MainActor (Int32) -> Void
     private let terminate: Terminate
     private let queue = DispatchQueue(label: "vacations.stop-signals")
     private let state = Locked(State())
 
+    /// A monitor of `signals` that calls `onStop` on the main actor and ends the process with
+    /// `terminate` once it returns, or after `gracePeriod` if it does not; `start()` installs it.
     public init(signals: [Int32] = [SIGINT, SIGTERM], gracePeriod: Duration = .seconds(5),
                 onStop: @escaping @Sendable @MainActor (Int32) -> Void,
                 terminate: @escaping Terminate = StopSignalMonitor.terminateProcess) {
@@ -47,7 +50,7 @@ public final class StopSignalMonitor: Sendable {
     }
 
     /// Starts catching the signals (their previous action is suspended meanwhile).
-    public func start() {
+    package func start() {
         let isFirst = state.withLock { state in
             defer { state.isStarted = true }
             return !state.isStarted
@@ -56,7 +59,7 @@ public final class StopSignalMonitor: Sendable {
     }
 
     /// Stops catching the signals and gives them back their previous action.
-    public func cancel() {
+    package func cancel() {
         let wasStarted = state.withLock { state in
             defer { state.isStarted = false }
             return state.isStarted
@@ -67,7 +70,7 @@ public final class StopSignalMonitor: Sendable {
     deinit { cancel() }
 
     /// What happens when `signal` arrives; called by the relay, and by tests.
-    public func handle(signal signalNumber: Int32) {
+    package func handle(signal signalNumber: Int32) {
         let isFirst = state.withLock { state in
             defer { state.isStopping = true }
             return !state.isStopping

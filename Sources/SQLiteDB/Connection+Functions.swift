@@ -15,7 +15,7 @@ extension Connection {
     /// }
     /// ```
     /// A thrown error becomes an SQL error of the statement that called the function.
-    public func createFunction(_ name: String, argumentCount: Int32, deterministic: Bool = true,
+    package func createFunction(_ name: String, argumentCount: Int32, deterministic: Bool = true,
                                _ body: @escaping ([SQLiteValue]) throws -> SQLiteValue) throws {
         let box = FunctionBox(body: body)
         var flags = SQLITE_UTF8

@@ -3,9 +3,9 @@ import CSQLite
 /// One traced statement execution.
 public struct TraceEvent: Sendable, Equatable {
     /// The SQL as prepared, with `?` placeholders.
-    public var sql: String
+    package var sql: String
     /// The SQL with bound values substituted (what ran).
-    public var expandedSQL: String
+    package var expandedSQL: String
 }
 
 final class TraceBox {
@@ -20,7 +20,7 @@ extension Connection {
     /// var seen: [String] = []
     /// connection.trace { seen.append($0.sql) }
     /// ```
-    public func trace(_ handler: ((TraceEvent) -> Void)?) {
+    package func trace(_ handler: ((TraceEvent) -> Void)?) {
         guard let handler else {
             sqlite3_trace_v2(handle, 0, nil, nil)
             traceBox = nil

@@ -2,7 +2,7 @@ import CSQLite
 
 extension Connection {
     /// How a transaction takes its locks.
-    public enum TransactionKind: String, Sendable {
+    package enum TransactionKind: String, Sendable {
         /// Takes locks when first needed.
         case deferred = "DEFERRED"
         /// Takes the write lock at once, so that a later write cannot fail with SQLITE_BUSY.
@@ -24,7 +24,7 @@ extension Connection {
     /// Inside a transaction begun with `beginTransaction()` that SQLite has rolled back by itself
     /// (after SQLITE_FULL or SQLITE_IOERR), it throws rather than run `body` in a transaction of
     /// its own: that work belongs to the one that failed.
-    public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
         try settleFailedRollback()
         try checkTransactionNotLost()
         if !isAutocommit { return try savepoint(body) }
@@ -44,7 +44,7 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError`, also when an earlier transaction could not be rolled back and
     ///   still cannot.
-    public func beginTransaction(_ kind: TransactionKind = .deferred) throws {
+    package func beginTransaction(_ kind: TransactionKind = .deferred) throws {
         try settleFailedRollback()
         try checkTransactionNotLost()
         try execute("BEGIN \(kind.rawValue) TRANSACTION")
@@ -56,7 +56,7 @@ extension Connection {
     ///
     /// - Throws: `SQLiteError` from COMMIT, or with `SQLITE_ABORT_ROLLBACK` when SQLite rolled
     ///   the transaction back by itself after an earlier error.
-    public func commitTransaction() throws {
+    package func commitTransaction() throws {
         try checkTransactionNotLost()
         hasBegunTransaction = false
         do {
@@ -82,7 +82,7 @@ extension Connection {
     /// errors (SQLITE_FULL, SQLITE_IOERR…) SQLite has rolled back by itself; when the ROLLBACK
     /// fails and the transaction is still open, the connection remembers it, and the next
     /// transaction tries again first and fails rather than nest its work inside it.
-    public func rollbackAfterFailure() {
+    package func rollbackAfterFailure() {
         hasBegunTransaction = false
         rollBackOpenTransaction()
     }
@@ -121,7 +121,7 @@ extension Connection {
     /// When `body` throws, its changes are rolled back to the savepoint; if that fails, the
     /// whole transaction is rolled back rather than keep changes half made, and the commit
     /// that the caller may still try fails.
-    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+    package func savepoint<T>(_ body: () throws -> T) throws -> T {
         savepointDepth += 1
         let name = "vacations_savepoint_\(savepointDepth)"
         defer { savepointDepth -= 1 }

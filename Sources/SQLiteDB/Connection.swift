@@ -14,7 +14,7 @@ public final class Connection {
     let handle: OpaquePointer
     /// The path as given; `:memory:` for an in-memory database.
     public let path: String
-    public let configuration: Configuration
+    package let configuration: Configuration
     private var statementCache = LeastRecentlyUsedCache<String, Statement>(capacity: Connection.statementCacheLimit)
     var savepointDepth = 0
     /// A ROLLBACK that failed and left the transaction open (see `rollbackAfterFailure()`).
@@ -26,16 +26,18 @@ public final class Connection {
 
     /// How a connection opens its file.
     public struct Configuration: Sendable {
+        /// Opens the file for reading only: no writes, no journal mode change, no new file.
         public var readOnly: Bool
         /// Create the file when it does not exist (ignored when `readOnly`).
-        public var create: Bool
+        package var create: Bool
         /// Journal mode to set after opening; nil keeps the file's own.
         public var journalMode: JournalMode?
         /// How long a statement waits for another connection's lock, in seconds.
-        public var busyTimeout: Double
-        public var foreignKeys: Bool
-        public var synchronous: Synchronous?
+        package var busyTimeout: Double
+        var foreignKeys: Bool
+        package var synchronous: Synchronous?
 
+        /// A configuration; the defaults open (or create) a file for writing in WAL mode.
         public init(readOnly: Bool = false, create: Bool = true, journalMode: JournalMode? = .wal,
                     busyTimeout: Double = 5, foreignKeys: Bool = false, synchronous: Synchronous? = .normal) {
             self.readOnly = readOnly
@@ -47,7 +49,9 @@ public final class Connection {
         }
     }
 
+    /// SQLite's `PRAGMA journal_mode` values.
     public enum JournalMode: String, Sendable { case wal, delete, truncate, persist, memory, off }
+    /// SQLite's `PRAGMA synchronous` values: how often SQLite waits for the disk.
     public enum Synchronous: String, Sendable { case off, normal, full, extra }
 
     /// Opens (and with `create`, creates) the database at `path`.
@@ -92,7 +96,7 @@ public final class Connection {
     }
 
     /// An in-memory database, for tests and scratch work.
-    public static func inMemory() throws -> Connection {
+    package static func inMemory() throws -> Connection {
         try Connection(path: ":memory:", configuration: Configuration(journalMode: nil, synchronous: nil))
     }
 
@@ -124,21 +128,21 @@ public final class Connection {
     }
 
     /// Prepares a new statement that the caller owns.
-    public func prepare(_ sql: String) throws -> Statement {
+    package func prepare(_ sql: String) throws -> Statement {
         try Statement(connection: self, sql: sql)
     }
 
     /// The most statements the cache keeps. Fetches build their SQL from predicates, so a
     /// long-lived connection (a document open for hours, a search field) would otherwise keep
     /// every statement it ever ran.
-    public static let statementCacheLimit = 512
+    package static let statementCacheLimit = 512
 
     /// Returns this connection's prepared statement for `sql`, preparing it on first use.
     ///
     /// The statement comes back reset; bind every parameter before running it. The cache holds
     /// at most `statementCacheLimit` statements and lets go of the least recently used first; a
     /// statement a caller still holds stays valid when the cache lets go of it.
-    public func cachedStatement(_ sql: String) throws -> Statement {
+    package func cachedStatement(_ sql: String) throws -> Statement {
         if let statement = statementCache.value(forKey: sql) {
             statement.reset()
             return statement
@@ -149,13 +153,13 @@ public final class Connection {
     }
 
     /// How many statements the cache holds now (for tests and diagnostics).
-    public var cachedStatementCount: Int { statementCache.count }
+    package var cachedStatementCount: Int { statementCache.count }
 
     /// Drops every cached statement (needed before schema changes that would invalidate them).
-    public func clearStatementCache() { statementCache.removeAll() }
+    package func clearStatementCache() { statementCache.removeAll() }
 
     /// Runs a query and returns the first column of the first row, or nil when there is none.
-    public func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws -> SQLiteValue? {
+    package func scalar(_ sql: String, _ values: [SQLiteValue] = []) throws -> SQLiteValue? {
         let statement = try cachedStatement(sql)
         statement.bind(values)
         defer { statement.reset() }
@@ -172,19 +176,19 @@ public final class Connection {
     }
 
     /// The rowid of the last successful INSERT on this connection.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// True while no explicit transaction is open.
-    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+    package var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
     // MARK: Pragmas
 
     /// Sets the journal mode and returns the mode SQLite reports afterwards.
     @discardableResult
-    public func setJournalMode(_ mode: JournalMode) throws -> String {
+    package func setJournalMode(_ mode: JournalMode) throws -> String {
         let reported = try scalar("PRAGMA journal_mode = \(mode.rawValue.uppercased())")?.textValue ?? ""
         if reported.lowercased() != mode.rawValue, path != ":memory:", !path.isEmpty {
             throw SQLiteError(resultCode: SQLITE_ERROR,
@@ -199,7 +203,7 @@ public final class Connection {
     }
 
     /// Runs `PRAGMA integrity_check` and returns its messages; `["ok"]` means sound.
-    public func integrityCheck() throws -> [String] {
+    package func integrityCheck() throws -> [String] {
         let statement = try prepare("PRAGMA integrity_check")
         var messages: [String] = []
         try statement.forEachRow { messages.append($0.string(at: 0) ?? "") }
@@ -207,7 +211,7 @@ public final class Connection {
     }
 
     /// True when a table of that name exists.
-    public func tableExists(_ name: String) throws -> Bool {
+    package func tableExists(_ name: String) throws -> Bool {
         try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) != nil
     }
 
@@ -221,6 +225,6 @@ public final class Connection {
 }
 
 /// Quotes an identifier for SQL (`"name"`), doubling embedded quotes.
-public func quoteIdentifier(_ name: String) -> String {
+package func quoteIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -11,7 +11,7 @@
 /// _ = cache.value(forKey: "a")          // "a" is now the most recently used
 /// cache.insert(3, forKey: "c")          // lets go of "b"
 /// ```
-public struct LeastRecentlyUsedCache<Key: Hashable, Value> {
+package struct LeastRecentlyUsedCache<Key: Hashable, Value> {
     private struct Entry {
         var key: Key
         var value: Value
@@ -22,21 +22,21 @@ public struct LeastRecentlyUsedCache<Key: Hashable, Value> {
     }
 
     /// The most values the cache keeps (at least 1).
-    public let capacity: Int
+    package let capacity: Int
     private var entries: [Entry] = []
     private var indexes: [Key: Int] = [:]
     private var newest = -1
     private var oldest = -1
 
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// How many values the cache holds.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// The value for `key`, which becomes the most recently used; nil when the cache has none.
-    public mutating func value(forKey key: Key) -> Value? {
+    package mutating func value(forKey key: Key) -> Value? {
         guard let index = indexes[key] else { return nil }
         moveToNewest(index)
         return entries[index].value
@@ -45,7 +45,7 @@ public struct LeastRecentlyUsedCache<Key: Hashable, Value> {
     /// Keeps `value` for `key` as the most recently used, replacing a value the key had; when
     /// the cache is full, the least recently used value makes room and is returned.
     @discardableResult
-    public mutating func insert(_ value: Value, forKey key: Key) -> Value? {
+    package mutating func insert(_ value: Value, forKey key: Key) -> Value? {
         if let index = indexes[key] {
             entries[index].value = value
             moveToNewest(index)
@@ -72,7 +72,7 @@ public struct LeastRecentlyUsedCache<Key: Hashable, Value> {
     }
 
     /// Lets go of every value.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         entries.removeAll()
         indexes.removeAll()
         newest = -1

@@ -9,17 +9,17 @@ import CSQLite
 ///
 /// Its description reads like
 /// `SQLite error 19: UNIQUE constraint failed: t.id - while executing INSERT INTO t(id) VALUES (1)`.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The primary result code (`SQLITE_CONSTRAINT`, `SQLITE_BUSY`, …).
-    public var resultCode: Int32
+    package var resultCode: Int32
     /// The extended result code (`SQLITE_CONSTRAINT_UNIQUE`, …); equals `resultCode` when SQLite gave none.
-    public var extendedCode: Int32
+    package var extendedCode: Int32
     /// SQLite's own message, or ours for errors found before SQLite ran.
-    public var message: String
+    package var message: String
     /// The SQL being executed, if any.
-    public var sql: String?
+    package var sql: String?
 
-    public init(resultCode: Int32, extendedCode: Int32? = nil, message: String, sql: String? = nil) {
+    package init(resultCode: Int32, extendedCode: Int32? = nil, message: String, sql: String? = nil) {
         self.resultCode = resultCode
         self.extendedCode = extendedCode ?? resultCode
         self.message = message
@@ -40,25 +40,25 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         self.init(resultCode: code & 0xFF, extendedCode: extended, message: text, sql: sql)
     }
 
-    public var description: String {
+    package var description: String {
         var text = "SQLite error \(resultCode): \(message)"
         if let sql { text += " - while executing \(sql)" }
         return text
     }
 
     /// True for `SQLITE_BUSY` and `SQLITE_LOCKED`: another connection holds the lock.
-    public var isBusy: Bool { resultCode == SQLITE_BUSY || resultCode == SQLITE_LOCKED }
+    var isBusy: Bool { resultCode == SQLITE_BUSY || resultCode == SQLITE_LOCKED }
 
     /// True for a violated `UNIQUE` or `PRIMARY KEY` constraint.
-    public var isUniqueConstraintViolation: Bool {
+    package var isUniqueConstraintViolation: Bool {
         extendedCode == SQLiteError.constraintUnique || extendedCode == SQLiteError.constraintPrimaryKey
     }
 
     // Extended codes are macros that Swift does not import.
-    public static let constraintUnique: Int32 = SQLITE_CONSTRAINT | (8 << 8)
-    public static let constraintPrimaryKey: Int32 = SQLITE_CONSTRAINT | (6 << 8)
+    package static let constraintUnique: Int32 = SQLITE_CONSTRAINT | (8 << 8)
+    static let constraintPrimaryKey: Int32 = SQLITE_CONSTRAINT | (6 << 8)
     /// `SQLITE_ABORT_ROLLBACK`: the transaction the statement belonged to was rolled back.
-    public static let abortRollback: Int32 = SQLITE_ABORT | (2 << 8)
+    package static let abortRollback: Int32 = SQLITE_ABORT | (2 << 8)
 }
 
 /// Turns a non-OK result code into a thrown `SQLiteError`.

@@ -12,8 +12,9 @@ public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
     case text(String)
     case blob(Data)
 
-    public var isNull: Bool { if case .null = self { true } else { false } }
+    package var isNull: Bool { if case .null = self { true } else { false } }
 
+    /// The value as SQL would show it: `NULL`, a number, quoted text or an `X'…'` blob.
     public var description: String {
         switch self {
         case .null: "NULL"
@@ -24,7 +25,7 @@ public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var integerValue: Int64? {
+    package var integerValue: Int64? {
         switch self {
         case .integer(let value): value
         case .real(let value): Int64(exactly: value.rounded(.towardZero))
@@ -32,7 +33,7 @@ public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var realValue: Double? {
+    package var realValue: Double? {
         switch self {
         case .integer(let value): Double(value)
         case .real(let value): value
@@ -40,12 +41,12 @@ public enum SQLiteValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var textValue: String? { if case .text(let value) = self { value } else { nil } }
-    public var blobValue: Data? { if case .blob(let value) = self { value } else { nil } }
+    package var textValue: String? { if case .text(let value) = self { value } else { nil } }
+    package var blobValue: Data? { if case .blob(let value) = self { value } else { nil } }
 }
 
 /// Dates are stored as Core Data stores them: seconds since 2001-01-01 00:00:00 UTC, as a REAL.
-public enum SQLiteDate {
-    public static func storedValue(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate }
-    public static func date(_ seconds: Double) -> Date { Date(timeIntervalSinceReferenceDate: seconds) }
+enum SQLiteDate {
+    static func storedValue(_ date: Date) -> Double { date.timeIntervalSinceReferenceDate }
+    static func date(_ seconds: Double) -> Date { Date(timeIntervalSinceReferenceDate: seconds) }
 }

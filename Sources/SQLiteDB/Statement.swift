@@ -17,7 +17,7 @@ let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_d
 public final class Statement {
     let handle: OpaquePointer
     /// The SQL text as prepared.
-    public let sql: String
+    package let sql: String
     private unowned let connection: Connection
 
     init(connection: Connection, sql: String) throws {
@@ -36,34 +36,34 @@ public final class Statement {
     deinit { sqlite3_finalize(handle) }
 
     /// Number of `?` parameters.
-    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+    var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
 
     /// Number of result columns.
-    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    package var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
     /// The name of result column `index`.
-    public func columnName(at index: Int) -> String {
+    package func columnName(at index: Int) -> String {
         sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
     }
 
     // MARK: Binding
 
-    public func bind(_ value: Int64, at index: Int) {
+    package func bind(_ value: Int64, at index: Int) {
         sqlite3_bind_int64(handle, Int32(index + 1), value)
     }
 
-    public func bind(_ value: Int, at index: Int) { bind(Int64(value), at: index) }
+    package func bind(_ value: Int, at index: Int) { bind(Int64(value), at: index) }
 
-    public func bind(_ value: Double, at index: Int) {
+    package func bind(_ value: Double, at index: Int) {
         sqlite3_bind_double(handle, Int32(index + 1), value)
     }
 
-    public func bind(_ value: Bool, at index: Int) { bind(Int64(value ? 1 : 0), at: index) }
+    package func bind(_ value: Bool, at index: Int) { bind(Int64(value ? 1 : 0), at: index) }
 
     /// Binds a date as seconds since 2001-01-01 UTC (Core Data's `TIMESTAMP`).
-    public func bind(_ value: Date, at index: Int) { bind(SQLiteDate.storedValue(value), at: index) }
+    package func bind(_ value: Date, at index: Int) { bind(SQLiteDate.storedValue(value), at: index) }
 
-    public func bind(_ value: String, at index: Int) {
+    package func bind(_ value: String, at index: Int) {
         var value = value
         value.withUTF8 { bytes in
             // An empty buffer may have no base address, which SQLite would read as NULL.
@@ -77,7 +77,7 @@ public final class Statement {
         }
     }
 
-    public func bind(_ value: Data, at index: Int) {
+    package func bind(_ value: Data, at index: Int) {
         if value.isEmpty {
             // A nil pointer would bind NULL; an empty blob is a value.
             sqlite3_bind_zeroblob(handle, Int32(index + 1), 0)
@@ -88,9 +88,9 @@ public final class Statement {
         }
     }
 
-    public func bindNull(at index: Int) { sqlite3_bind_null(handle, Int32(index + 1)) }
+    package func bindNull(at index: Int) { sqlite3_bind_null(handle, Int32(index + 1)) }
 
-    public func bind(_ value: SQLiteValue, at index: Int) {
+    package func bind(_ value: SQLiteValue, at index: Int) {
         switch value {
         case .null: bindNull(at: index)
         case .integer(let integer): bind(integer, at: index)
@@ -101,11 +101,11 @@ public final class Statement {
     }
 
     /// Binds `values` to parameters 0, 1, 2, …
-    public func bind(_ values: [SQLiteValue]) {
+    package func bind(_ values: [SQLiteValue]) {
         for (index, value) in values.enumerated() { bind(value, at: index) }
     }
 
-    public func clearBindings() { sqlite3_clear_bindings(handle) }
+    func clearBindings() { sqlite3_clear_bindings(handle) }
 
     // MARK: Stepping
 
@@ -113,7 +113,7 @@ public final class Statement {
     ///
     /// - Throws: `SQLiteError` carrying this statement's SQL.
     @discardableResult
-    public func step() throws -> Bool {
+    package func step() throws -> Bool {
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -129,37 +129,37 @@ public final class Statement {
     public func reset() { sqlite3_reset(handle) }
 
     /// Runs the statement to completion with the current bindings, then resets it.
-    public func run() throws {
+    package func run() throws {
         defer { sqlite3_reset(handle) }
         while try step() {}
     }
 
     /// Binds `values`, runs to completion and resets.
-    public func run(_ values: [SQLiteValue]) throws {
+    package func run(_ values: [SQLiteValue]) throws {
         bind(values)
         try run()
     }
 
     /// Calls `body` once per result row, then resets.
-    public func forEachRow(_ body: (Statement) throws -> Void) throws {
+    package func forEachRow(_ body: (Statement) throws -> Void) throws {
         defer { sqlite3_reset(handle) }
         while try step() { try body(self) }
     }
 
     // MARK: Columns
 
-    public func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+    package func isNull(at index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
 
-    public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
+    package func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
 
-    public func int(at index: Int) -> Int { Int(sqlite3_column_int64(handle, Int32(index))) }
+    package func int(at index: Int) -> Int { Int(sqlite3_column_int64(handle, Int32(index))) }
 
-    public func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
+    package func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
 
-    public func bool(at index: Int) -> Bool { sqlite3_column_int64(handle, Int32(index)) != 0 }
+    package func bool(at index: Int) -> Bool { sqlite3_column_int64(handle, Int32(index)) != 0 }
 
     /// The column as text, or nil when it is NULL.
-    public func string(at index: Int) -> String? {
+    package func string(at index: Int) -> String? {
         let column = Int32(index)
         guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
         guard let text = sqlite3_column_text(handle, column) else { return "" }
@@ -176,7 +176,7 @@ public final class Statement {
     }
 
     /// The column as a date stored as seconds since 2001, or nil when it is NULL.
-    public func date(at index: Int) -> Date? {
+    package func date(at index: Int) -> Date? {
         isNull(at: index) ? nil : SQLiteDate.date(double(at: index))
     }
 
@@ -202,7 +202,7 @@ public final class Statement {
     }
 
     /// SQL with the current bindings substituted, as SQLite renders it.
-    public var expandedSQL: String? {
+    package var expandedSQL: String? {
         guard let raw = sqlite3_expanded_sql(handle) else { return nil }
         defer { sqlite3_free(raw) }
         return String(cString: raw)

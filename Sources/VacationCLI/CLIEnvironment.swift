@@ -8,21 +8,21 @@ import Foundation
 /// let output = BufferSink(), errors = BufferSink()
 /// let code = VacationCLI.run(["--library", path, "list"], environment: .init(output: output, errors: errors))
 /// ```
-public struct CLIEnvironment: Sendable {
-    public var variables: [String: String]
-    public var currentDirectory: String
+package struct CLIEnvironment: Sendable {
+    package var variables: [String: String]
+    package var currentDirectory: String
     /// Where `-` feeds are read from.
-    public var standardInput: FileHandle
+    package var standardInput: FileHandle
     /// Results only.
-    public var output: OutputSink
+    package var output: OutputSink
     /// Errors, warnings and progress.
-    public var errors: OutputSink
+    package var errors: OutputSink
     /// Progress bars show only when standard error is a terminal.
-    public var errorsIsTerminal: Bool
-    public var terminalWidth: Int
-    public var now: @Sendable () -> Date
+    package var errorsIsTerminal: Bool
+    package var terminalWidth: Int
+    package var now: @Sendable () -> Date
 
-    public init(variables: [String: String] = [:], currentDirectory: String = FileManager.default.currentDirectoryPath,
+    package init(variables: [String: String] = [:], currentDirectory: String = FileManager.default.currentDirectoryPath,
                 standardInput: FileHandle = .standardInput, output: OutputSink, errors: OutputSink,
                 errorsIsTerminal: Bool = false, terminalWidth: Int = 80, now: @escaping @Sendable () -> Date = { Date() }) {
         self.variables = variables
@@ -36,7 +36,7 @@ public struct CLIEnvironment: Sendable {
     }
 
     /// The process's own streams, environment and terminal.
-    public static func process() -> CLIEnvironment {
+    package static func process() -> CLIEnvironment {
         let variables = ProcessInfo.processInfo.environment
         return CLIEnvironment(variables: variables, output: FileDescriptorSink(descriptor: 1), errors: FileDescriptorSink(descriptor: 2),
                               errorsIsTerminal: Terminal.isTerminal(fd: 2), terminalWidth: Terminal.width(fd: 1, environment: variables))

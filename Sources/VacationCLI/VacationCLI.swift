@@ -11,9 +11,9 @@ import Vacations
 /// let code = VacationCLI.run(CommandLine.arguments.dropFirst().map { $0 }, environment: .process())
 /// ```
 @MainActor
-public enum VacationCLI {
+package enum VacationCLI {
     /// Runs one invocation and returns its exit code (ARCHITECTURE.md §4).
-    public static func run(_ arguments: [String], environment: CLIEnvironment) -> Int32 {
+    package static func run(_ arguments: [String], environment: CLIEnvironment) -> Int32 {
         let code = runCommand(arguments, environment: environment)
         // Results that did not reach standard output (a full disk, say) are a failed command.
         if let failure = environment.output.writeFailure {

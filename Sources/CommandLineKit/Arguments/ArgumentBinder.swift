@@ -7,8 +7,8 @@
 ///
 ///     let choice = CommandChooser.choose(root: root, tokens: tokens)
 ///     let bound = try ArgumentBinder.bind(tokens, choice: choice).get()
-public enum ArgumentBinder {
-    public static func bind(_ tokens: [ArgumentToken], choice: CommandChoice) -> Result<ParsedArguments, CLIUsageError> {
+enum ArgumentBinder {
+    static func bind(_ tokens: [ArgumentToken], choice: CommandChoice) -> Result<ParsedArguments, CLIUsageError> {
         var arguments = ParsedArguments(path: choice.path)
         var segment = 1
         var position = 0

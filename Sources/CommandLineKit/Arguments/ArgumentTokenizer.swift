@@ -1,6 +1,6 @@
 /// One word of the command line, classified without knowing any command's spec.
-public struct ArgumentToken: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct ArgumentToken: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// `--name` or `--name=value`; `name` keeps its dashes.
         case longOption(name: String, attachedValue: String?)
         /// `-abc`: one or more single-letter options.
@@ -11,15 +11,15 @@ public struct ArgumentToken: Sendable, Equatable {
         case terminator
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The argument exactly as it was given.
-    public var original: String
+    package var original: String
     /// The argument's position in the array given to the tokenizer.
-    public var index: Int
+    package var index: Int
     /// Whether this word came after `--`, so it can only be a positional value.
-    public var isAfterTerminator: Bool
+    package var isAfterTerminator: Bool
 
-    public init(kind: Kind, original: String, index: Int, isAfterTerminator: Bool = false) {
+    package init(kind: Kind, original: String, index: Int, isAfterTerminator: Bool = false) {
         self.kind = kind
         self.original = original
         self.index = index
@@ -27,7 +27,7 @@ public struct ArgumentToken: Sendable, Equatable {
     }
 
     /// The word as a value, if it can be one (an option's value or a positional).
-    public var value: String? {
+    package var value: String? {
         if case .value(let value) = kind { return value }
         return nil
     }
@@ -38,8 +38,8 @@ public struct ArgumentToken: Sendable, Equatable {
 ///     ArgumentTokenizer.tokenize(["--limit=5", "-h", "-", "--", "-x"])
 ///     // [.longOption("--limit", "5"), .shortOptions(["h"]), .value("-"),
 ///     //  .terminator, .value("-x") after the terminator]
-public enum ArgumentTokenizer {
-    public static func tokenize(_ arguments: [String]) -> [ArgumentToken] {
+package enum ArgumentTokenizer {
+    package static func tokenize(_ arguments: [String]) -> [ArgumentToken] {
         var tokens: [ArgumentToken] = []
         tokens.reserveCapacity(arguments.count)
         var afterTerminator = false

@@ -1,7 +1,7 @@
 /// Stage 4: assigns positional words to the command's arguments and checks that nothing
 /// required is missing and nothing is left over.
-public enum ArgumentValidator {
-    public static func validate(_ bound: ParsedArguments) -> Result<ParsedArguments, CLIUsageError> {
+enum ArgumentValidator {
+    static func validate(_ bound: ParsedArguments) -> Result<ParsedArguments, CLIUsageError> {
         var arguments = bound
         let path = bound.path
         guard let command = path.last else { return .success(arguments) }

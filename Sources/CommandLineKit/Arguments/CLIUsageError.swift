@@ -13,17 +13,17 @@
 ///     Help:  --limit <n>  Show at most this many photos.
 ///     Usage: vacation photos [--limit <n>]
 ///       See 'vacation photos --help' for more information.
-public struct CLIUsageError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct CLIUsageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, without the `Error: ` label.
-    public var message: String
+    package var message: String
     /// The help of the argument at fault, as `--limit <n>  Show at most …`.
-    public var argumentHelp: String?
+    var argumentHelp: String?
     /// The synopsis of the command being parsed, with its command path.
-    public var usage: String
+    package var usage: String
     /// The command path to suggest with `--help`, e.g. `vacation restore`.
-    public var commandPath: String
+    package var commandPath: String
 
-    public init(message: String, argumentHelp: String? = nil, usage: String, commandPath: String) {
+    package init(message: String, argumentHelp: String? = nil, usage: String, commandPath: String) {
         self.message = message
         self.argumentHelp = argumentHelp
         self.usage = usage
@@ -31,7 +31,7 @@ public struct CLIUsageError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// Builds the error for the command at the end of `path`.
-    public init(message: String, argumentHelp: String? = nil, path: [CommandSpec]) {
+    package init(message: String, argumentHelp: String? = nil, path: [CommandSpec]) {
         self.init(
             message: message,
             argumentHelp: argumentHelp,
@@ -40,10 +40,10 @@ public struct CLIUsageError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// `EX_USAGE` from sysexits.h, the code the CLI contract (ARCHITECTURE.md §4) gives usage errors.
-    public var exitCode: Int32 { ExitCode.usage }
+    package var exitCode: Int32 { ExitCode.usage }
 
     /// The full multi-line text, without a trailing newline.
-    public var description: String {
+    package var description: String {
         var text = "Error: \(message)\n"
         if let argumentHelp, !argumentHelp.isEmpty {
             text += "Help:  \(argumentHelp)\n"

@@ -1,19 +1,19 @@
 /// The command a command line selects, root first.
-public struct CommandChoice: Sendable, Equatable {
+package struct CommandChoice: Sendable, Equatable {
     /// The root command, then each subcommand named on the command line.
-    public var path: [CommandSpec]
+    package var path: [CommandSpec]
     /// For each subcommand in `path.dropFirst()`, the position of the token that named it.
-    public var commandTokenPositions: [Int]
+    package var commandTokenPositions: [Int]
     /// Set when a word stood where a subcommand name belongs but named none.
-    public var error: CLIUsageError?
+    package var error: CLIUsageError?
 
-    public init(path: [CommandSpec], commandTokenPositions: [Int] = [], error: CLIUsageError? = nil) {
+    package init(path: [CommandSpec], commandTokenPositions: [Int] = [], error: CLIUsageError? = nil) {
         self.path = path
         self.commandTokenPositions = commandTokenPositions
         self.error = error
     }
 
-    public var command: CommandSpec? { path.last }
+    package var command: CommandSpec? { path.last }
 }
 
 /// Stage 2: finds the subcommand, the first word that is not an option or an option's value.
@@ -25,8 +25,8 @@ public struct CommandChoice: Sendable, Equatable {
 /// An option this stage does not know stops the search without an error: the binder reports
 /// it with the command it belongs to. A word that names no subcommand where one is expected
 /// is an unknown command, kept in `error` so that `--help` can still be honoured.
-public enum CommandChooser {
-    public static func choose(root: CommandSpec, tokens: [ArgumentToken]) -> CommandChoice {
+package enum CommandChooser {
+    package static func choose(root: CommandSpec, tokens: [ArgumentToken]) -> CommandChoice {
         var choice = CommandChoice(path: [root])
         var position = 0
         scanning: while position < tokens.count {

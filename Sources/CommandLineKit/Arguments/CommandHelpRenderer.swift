@@ -24,20 +24,20 @@
 /// Sections are separated by one blank line. A command without subcommands ends with the
 /// newline after its last option; one with subcommands ends after `detailed help.`.
 /// Callers print the text followed by one newline, as swift-argument-parser does.
-public enum CommandHelpRenderer {
+package enum CommandHelpRenderer {
     /// Columns before an element's label.
-    public static let helpIndent = 2
+    static let helpIndent = 2
     /// The column where an element's help text starts.
-    public static let labelColumnWidth = 26
+    static let labelColumnWidth = 26
     /// Screens narrower than this are treated as this wide.
-    public static let minimumScreenWidth = labelColumnWidth + 14
+    static let minimumScreenWidth = labelColumnWidth + 14
     /// More than this many options collapse into `[<options>]` in a usage line.
     static let maximumUsageOptions = 12
 
     /// The help text for the last command of `path` (root first).
     ///
     ///     CommandHelpRenderer.help(for: [root, importCommand], screenWidth: 80)
-    public static func help(for path: [CommandSpec], screenWidth: Int = 80) -> String {
+    package static func help(for path: [CommandSpec], screenWidth: Int = 80) -> String {
         guard let command = path.last else { return "" }
         // Help text needs room beside the label column; narrower screens wrap as if wider.
         let screenWidth = max(screenWidth, minimumScreenWidth)
@@ -67,7 +67,7 @@ public enum CommandHelpRenderer {
 
     /// The usage line for the last command of `path`, starting with the command path:
     /// `vacation restore <backup> [--as <name>] [--force]`.
-    public static func usage(for path: [CommandSpec]) -> String {
+    package static func usage(for path: [CommandSpec]) -> String {
         guard let command = path.last else { return "" }
         let prefix = path.map(\.name).joined(separator: " ")
         if let override = command.usageOverride {
@@ -159,7 +159,7 @@ public enum CommandHelpRenderer {
     /// Breaks as swift-argument-parser's `wrapped(to:wrappingIndent:)` does: a line takes
     /// at most `width - indent` characters and breaks at the last space among them, or at
     /// the next space when a word is longer than the line; newlines in `text` are kept.
-    public static func wrap(_ text: String, toWidth width: Int, indent: Int = 0) -> String {
+    package static func wrap(_ text: String, toWidth width: Int, indent: Int = 0) -> String {
         let columns = width - indent
         guard columns > 0 else { return text }
         var lines: [Substring] = []

@@ -1,5 +1,5 @@
 /// What a command line asks for, once parsed against a command table.
-public enum CommandLineRequest: Sendable, Equatable {
+package enum CommandLineRequest: Sendable, Equatable {
     /// Run the last command of `arguments.path` with these arguments.
     case run(ParsedArguments)
     /// Show the help of the last command of `path`.
@@ -22,15 +22,15 @@ public enum CommandLineRequest: Sendable, Equatable {
 /// `-h`/`--help` anywhere before `--` asks for help with the command named so far, and
 /// wins over any other mistake on the line, as it does in swift-argument-parser; then
 /// `--version`. With no subcommand named, a command that has subcommands shows its help.
-public struct CommandLineParser: Sendable {
-    public var root: CommandSpec
+package struct CommandLineParser: Sendable {
+    package var root: CommandSpec
 
-    public init(root: CommandSpec) {
+    package init(root: CommandSpec) {
         self.root = root
     }
 
     /// Parses `arguments`, which exclude the program name (`argv[0]`).
-    public func parse(_ arguments: [String]) -> Result<CommandLineRequest, CLIUsageError> {
+    package func parse(_ arguments: [String]) -> Result<CommandLineRequest, CLIUsageError> {
         let tokens = ArgumentTokenizer.tokenize(arguments)
         let choice = CommandChooser.choose(root: root, tokens: tokens)
         if Self.asksForHelp(tokens) {

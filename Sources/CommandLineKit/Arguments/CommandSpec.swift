@@ -10,28 +10,28 @@
 ///         arguments: [ArgumentSpec(name: "backup", help: "The backup to restore.")],
 ///         options: [.option("--as", valueName: "name", help: "Restore under this name."),
 ///                   .flag("--force", help: "Replace an existing vacation.")])
-public struct CommandSpec: Sendable, Equatable {
+package struct CommandSpec: Sendable, Equatable {
     /// The word that selects this command, e.g. `import`.
-    public var name: String
+    package var name: String
     /// One line shown after `OVERVIEW:` and in the parent's `SUBCOMMANDS:` list.
-    public var abstract: String
+    package var abstract: String
     /// A paragraph shown after the abstract in this command's help.
-    public var discussion: String
+    package var discussion: String
     /// The version printed by `--version`; only the root command usually has one.
-    public var version: String?
+    package var version: String?
     /// Positional arguments, in the order they are bound.
-    public var arguments: [ArgumentSpec]
+    package var arguments: [ArgumentSpec]
     /// Named options and flags.
-    public var options: [OptionSpec]
-    public var subcommands: [CommandSpec]
+    package var options: [OptionSpec]
+    package var subcommands: [CommandSpec]
     /// Replaces the generated synopsis (without the leading command path).
-    public var usageOverride: String?
+    package var usageOverride: String?
     /// Hidden commands work but are left out of the parent's `SUBCOMMANDS:` list.
-    public var isHidden: Bool
+    package var isHidden: Bool
     /// A help command shows the help of the sibling named by its first argument.
-    public var isHelpCommand: Bool
+    var isHelpCommand: Bool
 
-    public init(
+    package init(
         name: String,
         abstract: String = "",
         discussion: String = "",
@@ -56,12 +56,12 @@ public struct CommandSpec: Sendable, Equatable {
     }
 
     /// The subcommand called `name`, if any.
-    public func subcommand(named name: String) -> CommandSpec? {
+    package func subcommand(named name: String) -> CommandSpec? {
         subcommands.first { $0.name == name }
     }
 
     /// A hidden `help [<command>]` command in swift-argument-parser's wording.
-    public static func helpCommand(name: String = "help") -> CommandSpec {
+    package static func helpCommand(name: String = "help") -> CommandSpec {
         CommandSpec(
             name: name,
             abstract: "Show subcommand help information.",
@@ -72,17 +72,17 @@ public struct CommandSpec: Sendable, Equatable {
 }
 
 /// A positional argument: `<name>`, `[<name>]`, `<name> ...` or `[<name> ...]`.
-public struct ArgumentSpec: Sendable, Equatable {
+package struct ArgumentSpec: Sendable, Equatable {
     /// Shown as `<name>`; also the key for `ParsedArguments.positional(_:)`.
-    public var name: String
-    public var help: String
-    public var isOptional: Bool
+    package var name: String
+    package var help: String
+    package var isOptional: Bool
     /// Takes every remaining positional value (`FEED...`).
-    public var isRepeating: Bool
+    package var isRepeating: Bool
     /// Whether a lone `-` (standard input) is accepted as this argument's value.
-    public var allowsStandardInput: Bool
+    package var allowsStandardInput: Bool
 
-    public init(
+    package init(
         name: String,
         help: String = "",
         isOptional: Bool = false,
@@ -98,24 +98,24 @@ public struct ArgumentSpec: Sendable, Equatable {
 }
 
 /// A named option (`--limit <n>`) or flag (`--force`).
-public struct OptionSpec: Sendable, Equatable {
+package struct OptionSpec: Sendable, Equatable {
     /// Long names with their dashes, e.g. `["--exclude-tag"]`; the first is preferred.
-    public var longNames: [String]
+    package var longNames: [String]
     /// A single-letter name used as `-x`.
-    public var shortName: Character?
+    package var shortName: Character?
     /// The placeholder shown as `<value>`; `nil` makes this a flag that takes no value.
-    public var valueName: String?
-    public var help: String
+    package var valueName: String?
+    package var help: String
     /// Whether it may be given more than once (every value is kept).
-    public var isRepeatable: Bool
+    package var isRepeatable: Bool
     /// A required option shows without brackets in the usage line.
-    public var isRequired: Bool
+    package var isRequired: Bool
     /// Shown in help as `(default: …)`; binding does not apply it.
-    public var defaultValue: String?
+    package var defaultValue: String?
     /// Inherited options are accepted by every subcommand too, before or after its name.
-    public var isInherited: Bool
+    package var isInherited: Bool
 
-    public init(
+    package init(
         longNames: [String],
         shortName: Character? = nil,
         valueName: String? = nil,
@@ -136,7 +136,7 @@ public struct OptionSpec: Sendable, Equatable {
     }
 
     /// An option that takes a value, e.g. `.option("--limit", valueName: "n", help: "…")`.
-    public static func option(
+    package static func option(
         _ longName: String,
         short: Character? = nil,
         valueName: String,
@@ -153,7 +153,7 @@ public struct OptionSpec: Sendable, Equatable {
     }
 
     /// A flag that takes no value, e.g. `.flag("--force", help: "…")`.
-    public static func flag(
+    package static func flag(
         _ longName: String,
         short: Character? = nil,
         help: String,
@@ -165,20 +165,20 @@ public struct OptionSpec: Sendable, Equatable {
             isRequired: isRequired, isInherited: isInherited)
     }
 
-    public var isFlag: Bool { valueName == nil }
+    var isFlag: Bool { valueName == nil }
 
     /// The key values are stored under: the first long name, else `-x`.
-    public var canonicalName: String {
+    var canonicalName: String {
         longNames.first ?? shortName.map { "-\($0)" } ?? ""
     }
 
     /// Every spelling that selects this option: long names and `-x`.
-    public var allNames: [String] {
+    var allNames: [String] {
         longNames + (shortName.map { ["-\($0)"] } ?? [])
     }
 
     /// Whether `name` (`--limit` or `-l`) selects this option.
-    public func matches(_ name: String) -> Bool {
+    package func matches(_ name: String) -> Bool {
         allNames.contains(name)
     }
 }

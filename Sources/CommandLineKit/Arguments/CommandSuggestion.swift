@@ -1,5 +1,5 @@
 /// "Did you mean …?" for mistyped options and commands.
-public enum CommandSuggestion {
+package enum CommandSuggestion {
     /// The candidate closest to `typed`, if one is close enough to be a likely typo.
     ///
     /// Close means an edit distance (with transpositions) of at most 2, or at most a third
@@ -9,7 +9,7 @@ public enum CommandSuggestion {
     /// then the earlier one.
     ///
     ///     CommandSuggestion.closest(to: "imprt", in: ["list", "import"])   // "import"
-    public static func closest(to typed: String, in candidates: [String]) -> String? {
+    package static func closest(to typed: String, in candidates: [String]) -> String? {
         var best: (candidate: String, distance: Int, isPrefix: Bool)?
         for candidate in candidates where candidate != typed {
             let distance = editDistance(typed, candidate)
@@ -43,7 +43,7 @@ public enum CommandSuggestion {
     /// Damerau-Levenshtein distance (optimal string alignment) over characters.
     ///
     ///     editDistance("improt", "import")   // 1: one transposition
-    public static func editDistance(_ source: String, _ target: String) -> Int {
+    package static func editDistance(_ source: String, _ target: String) -> Int {
         let a = Array(source)
         let b = Array(target)
         if a.isEmpty { return b.count }

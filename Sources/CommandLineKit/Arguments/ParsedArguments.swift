@@ -7,9 +7,9 @@
 ///     arguments.values(of: "--exclude-tag")
 ///     arguments.flag("--force")
 ///     try arguments.integer(of: "--limit", in: 0...)   // throws CLIUsageError
-public struct ParsedArguments: Sendable, Equatable {
+package struct ParsedArguments: Sendable, Equatable {
     /// The root command, then the chosen subcommands.
-    public let path: [CommandSpec]
+    package let path: [CommandSpec]
     /// Values of valued options, by canonical name, in command-line order.
     var optionValues: [String: [String]] = [:]
     /// How each option was last spelled (`-l` or `--limit`), for error messages.
@@ -21,60 +21,60 @@ public struct ParsedArguments: Sendable, Equatable {
     /// Positional words in order, before the validator assigns them to arguments.
     var pendingPositionals: [ArgumentToken] = []
 
-    public init(path: [CommandSpec]) {
+    package init(path: [CommandSpec]) {
         self.path = path
     }
 
     /// The chosen command's spec.
-    public var command: CommandSpec? { path.last }
+    package var command: CommandSpec? { path.last }
 
     /// The command path as words, e.g. `["vacation", "import"]`.
-    public var commandNames: [String] { path.map(\.name) }
+    package var commandNames: [String] { path.map(\.name) }
 
     // MARK: Options
 
     /// The option that `name` selects: in the chosen command's scope first, then among
     /// the options of its ancestors, which may have been given before its name.
-    public func option(named name: String) -> OptionSpec? {
+    package func option(named name: String) -> OptionSpec? {
         OptionScope(path: path).option(named: name)
             ?? path.reversed().lazy.flatMap(\.options).first { $0.matches(name) }
     }
 
     /// The last value given for a valued option, or `nil` if it was not given.
-    public func value(of name: String) -> String? {
+    package func value(of name: String) -> String? {
         values(of: name).last
     }
 
     /// Every value given for an option, in order.
-    public func values(of name: String) -> [String] {
+    package func values(of name: String) -> [String] {
         guard let option = option(named: name) else { return [] }
         return optionValues[option.canonicalName] ?? []
     }
 
     /// Whether a flag was given (any number of times).
-    public func flag(_ name: String) -> Bool {
+    package func flag(_ name: String) -> Bool {
         flagCount(name) > 0
     }
 
-    public func flagCount(_ name: String) -> Int {
+    func flagCount(_ name: String) -> Int {
         guard let option = option(named: name) else { return 0 }
         return flagCounts[option.canonicalName] ?? 0
     }
 
     /// Whether an option or flag was given at all.
-    public func contains(_ name: String) -> Bool {
+    package func contains(_ name: String) -> Bool {
         flag(name) || !values(of: name).isEmpty
     }
 
     // MARK: Positionals
 
     /// The value of a single positional argument.
-    public func positional(_ name: String) -> String? {
+    package func positional(_ name: String) -> String? {
         positionalValues[name]?.first
     }
 
     /// All values of a (repeating) positional argument.
-    public func positionals(_ name: String) -> [String] {
+    package func positionals(_ name: String) -> [String] {
         positionalValues[name] ?? []
     }
 
@@ -106,7 +106,7 @@ extension ParsedArguments {
     ///
     /// - Throws: `CLIUsageError` such as `The value 'abc' is invalid for '--limit <n>'`,
     ///   or with `: must be 1 or more` when the value is outside `range`.
-    public func integer(of name: String, in range: PartialRangeFrom<Int>? = nil) throws(CLIUsageError) -> Int? {
+    package func integer(of name: String, in range: PartialRangeFrom<Int>? = nil) throws(CLIUsageError) -> Int? {
         guard let text = value(of: name), let option = option(named: name) else { return nil }
         guard let number = Self.parseInteger(text) else {
             throw invalidValue(text, option: option, reason: nil)
@@ -120,7 +120,7 @@ extension ParsedArguments {
     /// The option's value as a finite number, `nil` when it was not given.
     ///
     /// - Throws: `CLIUsageError` when the value is not a number or is below `minimum`.
-    public func number(of name: String, minimum: Double? = nil) throws(CLIUsageError) -> Double? {
+    package func number(of name: String, minimum: Double? = nil) throws(CLIUsageError) -> Double? {
         guard let text = value(of: name), let option = option(named: name) else { return nil }
         guard let number = Self.parseNumber(text) else {
             throw invalidValue(text, option: option, reason: nil)
@@ -132,14 +132,14 @@ extension ParsedArguments {
     }
 
     /// The error for a value the command cannot use, in swift-argument-parser's wording.
-    public func invalidValue(_ value: String, option: OptionSpec, reason: String?) -> CLIUsageError {
+    package func invalidValue(_ value: String, option: OptionSpec, reason: String?) -> CLIUsageError {
         .invalidValue(
             value, for: option.synopsis(spelledAs: spelling(of: option)),
             help: option.help, reason: reason, path: path)
     }
 
     /// The error for a positional value the command cannot use.
-    public func invalidValue(_ value: String, argument: ArgumentSpec, reason: String?) -> CLIUsageError {
+    package func invalidValue(_ value: String, argument: ArgumentSpec, reason: String?) -> CLIUsageError {
         .invalidValue(value, for: "<\(argument.name)>", help: argument.help, reason: reason, path: path)
     }
 

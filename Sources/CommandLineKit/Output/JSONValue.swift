@@ -8,7 +8,7 @@ import Foundation
 /// let value: JSONValue = .object([("name", .string("sea")), ("count", .number(3))])
 /// print(value.rendered())   // {"name": "sea", "count": 3}
 /// ```
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -19,7 +19,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
@@ -34,10 +34,10 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// A string, or null.
-    public static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+    package static func string(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
 
     /// A number, or null; integral values print without a fraction.
-    public static func number(_ value: Double?) -> JSONValue {
+    package static func number(_ value: Double?) -> JSONValue {
         guard let value, value.isFinite else { return .null }
         return .number(value)
     }
@@ -46,7 +46,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     /// format for every date, which strict decoders (Swift's `.iso8601`, for one) all read. A
     /// date outside the years 0001–9999 (a store's sentinel) is the number of seconds since
     /// 2001-01-01 it holds, never a wrong date.
-    public static func date(_ value: Date?) -> JSONValue {
+    package static func date(_ value: Date?) -> JSONValue {
         guard let value else { return .null }
         let seconds = value.timeIntervalSinceReferenceDate
         guard let text = ISO8601Timestamp.string(secondsSinceReferenceDate: seconds) else {
@@ -57,13 +57,13 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     /// `2023-04-01T10:15:00Z`, in whole seconds rounded down (a visit at 10:15:00.9 was still at
     /// 10:15:00); outside the years 0001–9999, the seconds since 2001-01-01 as a number.
-    public static func formatDate(_ date: Date) -> String {
+    package static func formatDate(_ date: Date) -> String {
         let seconds = date.timeIntervalSinceReferenceDate
         return ISO8601Timestamp.string(secondsSinceReferenceDate: seconds) ?? "\(seconds)"
     }
 
     /// The value as JSON text: pretty-printed with two-space indents when `pretty`.
-    public func rendered(pretty: Bool = true) -> String {
+    package func rendered(pretty: Bool = true) -> String {
         var output = ""
         write(to: &output, indent: pretty ? 0 : nil)
         return output
@@ -71,7 +71,7 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     /// Writes the value pretty-printed, continuing a line already indented by `indent` levels
     /// (nil: compact, on one line).
-    public func write(to output: inout some TextOutputStream, indent: Int?) {
+    package func write(to output: inout some TextOutputStream, indent: Int?) {
         switch self {
         case .null: output.write("null")
         case .bool(let value): output.write(value ? "true" : "false")
@@ -115,7 +115,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped, the rest as is.
-    public static func quoted(_ value: String) -> String {
+    package static func quoted(_ value: String) -> String {
         var output = ""
         writeString(value, to: &output)
         return output

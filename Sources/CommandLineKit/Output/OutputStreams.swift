@@ -2,26 +2,26 @@ import Foundation
 import Locking
 
 /// Where the CLI writes: standard output or standard error, or a buffer in tests.
-public protocol OutputSink: AnyObject, Sendable {
+package protocol OutputSink: AnyObject, Sendable {
     func write(_ text: String)
     /// Why a write failed (a full disk, a closed pipe), if one did: the command then failed.
     var writeFailure: String? { get }
 }
 
 extension OutputSink {
-    public var writeFailure: String? { nil }
+    package var writeFailure: String? { nil }
 }
 
 /// Writes to a file descriptor, unbuffered, as UTF-8.
-public final class FileDescriptorSink: OutputSink {
+package final class FileDescriptorSink: OutputSink {
     private let descriptor: Int32
     private let failure = Locked<String?>(nil)
 
-    public init(descriptor: Int32) { self.descriptor = descriptor }
+    package init(descriptor: Int32) { self.descriptor = descriptor }
 
-    public var writeFailure: String? { failure.withLock { $0 } }
+    package var writeFailure: String? { failure.withLock { $0 } }
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -40,19 +40,19 @@ public final class FileDescriptorSink: OutputSink {
 }
 
 /// Collects what is written, for tests.
-public final class BufferSink: OutputSink {
+package final class BufferSink: OutputSink {
     private let buffer = Locked("")
 
-    public init() {}
+    package init() {}
 
-    public func write(_ text: String) { buffer.withLock { $0 += text } }
+    package func write(_ text: String) { buffer.withLock { $0 += text } }
 
-    public var text: String { buffer.withLock { $0 } }
+    package var text: String { buffer.withLock { $0 } }
 }
 
 /// A `TextOutputStream` over a sink, for code written against streams (the progress bar).
-public struct SinkStream: TextOutputStream {
-    public let sink: OutputSink
-    public init(sink: OutputSink) { self.sink = sink }
-    public mutating func write(_ string: String) { sink.write(string) }
+package struct SinkStream: TextOutputStream {
+    package let sink: OutputSink
+    package init(sink: OutputSink) { self.sink = sink }
+    package mutating func write(_ string: String) { sink.write(string) }
 }

@@ -13,8 +13,8 @@
 ///     DisplayWidth.of("日本語")     // 6
 ///     DisplayWidth.of("Cafe\u{301}")  // 4
 ///     DisplayWidth.of("👨‍👩‍👧")         // 2
-public enum DisplayWidth {
-    public static func of(_ text: String) -> Int {
+package enum DisplayWidth {
+    package static func of(_ text: String) -> Int {
         var width = 0
         for character in text {
             width += of(character)
@@ -22,7 +22,7 @@ public enum DisplayWidth {
         return width
     }
 
-    public static func of(_ text: Substring) -> Int {
+    package static func of(_ text: Substring) -> Int {
         var width = 0
         for character in text {
             width += of(character)
@@ -31,7 +31,7 @@ public enum DisplayWidth {
     }
 
     /// The width of one grapheme cluster: 0, 1 or 2.
-    public static func of(_ character: Character) -> Int {
+    package static func of(_ character: Character) -> Int {
         let scalars = character.unicodeScalars
         // The base is the first scalar that draws something; a cluster of only marks,
         // joiners or controls has none.

@@ -20,21 +20,21 @@ import Darwin
 ///                           width: Terminal.width(fd: STDERR_FILENO, environment: environment))
 ///     for feed in feeds { try importFeed(feed); bar.advance() }
 ///     bar.finish()
-public struct ProgressBar<Output: TextOutputStream> {
+package struct ProgressBar<Output: TextOutputStream> {
     /// Where the bar is drawn; tests read what was written from here.
-    public var output: Output
+    package var output: Output
     /// The number of items expected; `nil` shows a count and rate without a bar.
-    public let total: Int?
-    public let label: String
+    package let total: Int?
+    package let label: String
     /// Whether `output` is a terminal; when `false` nothing is ever written.
-    public let isTerminal: Bool
+    package let isTerminal: Bool
     /// The terminal's width in columns; lines stay one column short of it so the cursor
     /// never wraps.
-    public let width: Int
-    public let minimumRedrawInterval: Double
-    public private(set) var completed = 0
+    package let width: Int
+    let minimumRedrawInterval: Double
+    package private(set) var completed = 0
     /// How many times the line was drawn, for tests of the throttle.
-    public private(set) var redrawCount = 0
+    package private(set) var redrawCount = 0
 
     let clock: () -> Double
     let startTime: Double
@@ -44,7 +44,7 @@ public struct ProgressBar<Output: TextOutputStream> {
 
     /// - Parameter clock: seconds from any fixed origin, never going back; tests pass a
     ///   fake one.
-    public init(
+    package init(
         total: Int?,
         label: String = "",
         output: Output,
@@ -64,7 +64,7 @@ public struct ProgressBar<Output: TextOutputStream> {
     }
 
     /// Sets how many items are done and redraws unless the last redraw was too recent.
-    public mutating func update(completed: Int) {
+    package mutating func update(completed: Int) {
         self.completed = max(0, completed)
         guard isTerminal, !isFinished else { return }
         let now = clock()
@@ -72,12 +72,12 @@ public struct ProgressBar<Output: TextOutputStream> {
         draw(at: now)
     }
 
-    public mutating func advance(by count: Int = 1) {
+    package mutating func advance(by count: Int = 1) {
         update(completed: completed + count)
     }
 
     /// Blanks the line and leaves the cursor at its start, for what is printed next.
-    public mutating func finish() {
+    package mutating func finish() {
         guard isTerminal, !isFinished else { return }
         isFinished = true
         guard lastLineWidth > 0 else { return }
@@ -99,7 +99,7 @@ public struct ProgressBar<Output: TextOutputStream> {
     // MARK: Rendering
 
     /// The line shown at time `now`, fitted to `width - 1` columns.
-    public func line(at now: Double) -> String {
+    package func line(at now: Double) -> String {
         let elapsed = now - startTime
         let rate = elapsed > 0 && completed > 0 ? Double(completed) / elapsed : nil
         let prefix = label.isEmpty ? "" : label + " "
@@ -162,9 +162,9 @@ enum ProgressBarFormat {
 }
 
 /// The clock a `ProgressBar` uses unless a test gives it another.
-public enum ProgressBarClock {
+package enum ProgressBarClock {
     /// Seconds of `CLOCK_MONOTONIC`, which never jumps with the wall clock.
-    public static func monotonicSeconds() -> Double {
+    package static func monotonicSeconds() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000

@@ -8,15 +8,15 @@ import Darwin
 ///
 ///     if Terminal.isTerminal(fd: STDERR_FILENO) { … show a progress bar … }
 ///     let columns = Terminal.width(fd: STDOUT_FILENO, environment: ProcessInfo.processInfo.environment)
-public enum Terminal {
+package enum Terminal {
     /// Whether `fd` is a terminal (`isatty`).
-    public static func isTerminal(fd: Int32) -> Bool {
+    package static func isTerminal(fd: Int32) -> Bool {
         isatty(fd) == 1
     }
 
     /// The width of the terminal on `fd` in columns: the window size the kernel reports
     /// (`TIOCGWINSZ`), else a positive `COLUMNS` from `environment`, else 80.
-    public static func width(fd: Int32, environment: [String: String]) -> Int {
+    package static func width(fd: Int32, environment: [String: String]) -> Int {
         if let columns = windowColumns(fd: fd), columns > 0 {
             return columns
         }
@@ -24,7 +24,7 @@ public enum Terminal {
     }
 
     /// The width used when the window size is unknown: `COLUMNS`, else 80.
-    public static func fallbackWidth(environment: [String: String]) -> Int {
+    package static func fallbackWidth(environment: [String: String]) -> Int {
         if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 {
             return columns
         }
@@ -32,7 +32,7 @@ public enum Terminal {
     }
 
     /// The column count from `ioctl(TIOCGWINSZ)`, or `nil` when `fd` is not a terminal.
-    public static func windowColumns(fd: Int32) -> Int? {
+    package static func windowColumns(fd: Int32) -> Int? {
         var size = winsize()
         #if canImport(Glibc)
         let result = withUnsafeMutablePointer(to: &size) { ioctl(fd, UInt(TIOCGWINSZ), $0) }
@@ -45,7 +45,7 @@ public enum Terminal {
 
     /// Whether colour may be used: not when `NO_COLOR` is set to anything non-empty
     /// (https://no-color.org), nor when the output is not a terminal.
-    public static func allowsColor(fd: Int32, environment: [String: String]) -> Bool {
+    package static func allowsColor(fd: Int32, environment: [String: String]) -> Bool {
         if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
         return isTerminal(fd: fd)
     }
@@ -56,14 +56,14 @@ public enum Terminal {
 ///
 ///     var standardError = FileDescriptorOutputStream(fd: STDERR_FILENO)
 ///     print("Error: …", to: &standardError)
-public struct FileDescriptorOutputStream: TextOutputStream, Sendable {
-    public let fd: Int32
+package struct FileDescriptorOutputStream: TextOutputStream, Sendable {
+    package let fd: Int32
 
-    public init(fd: Int32) {
+    package init(fd: Int32) {
         self.fd = fd
     }
 
-    public mutating func write(_ string: String) {
+    package mutating func write(_ string: String) {
         var bytes = Array(string.utf8)
         bytes.withUnsafeMutableBytes { buffer in
             guard var pointer = buffer.baseAddress else { return }

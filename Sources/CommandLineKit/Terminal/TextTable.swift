@@ -15,44 +15,44 @@
 /// `maximumWidth` cuts longer cells to fit, ending them with "…". Control characters in
 /// cells (newlines, tabs, escapes) become spaces, so each row stays one line and no cell
 /// can move the cursor.
-public struct TextTable: Sendable, Equatable {
-    public enum Alignment: Sendable, Equatable {
+package struct TextTable: Sendable, Equatable {
+    package enum Alignment: Sendable, Equatable {
         case left
         /// For numbers.
         case right
     }
 
-    public struct Column: Sendable, Equatable {
-        public var title: String
-        public var alignment: Alignment
+    package struct Column: Sendable, Equatable {
+        package var title: String
+        package var alignment: Alignment
         /// Cells wider than this are truncated with "…"; `nil` for no limit.
-        public var maximumWidth: Int?
+        package var maximumWidth: Int?
 
-        public init(_ title: String, alignment: Alignment = .left, maximumWidth: Int? = nil) {
+        package init(_ title: String, alignment: Alignment = .left, maximumWidth: Int? = nil) {
             self.title = title
             self.alignment = alignment
             self.maximumWidth = maximumWidth
         }
     }
 
-    public var columns: [Column]
-    public var showsHeader: Bool
-    public private(set) var rows: [[String]] = []
+    package var columns: [Column]
+    package var showsHeader: Bool
+    package private(set) var rows: [[String]] = []
     /// Text between two columns.
-    public var separator = "  "
+    package var separator = "  "
 
-    public init(columns: [Column], showsHeader: Bool = true) {
+    package init(columns: [Column], showsHeader: Bool = true) {
         self.columns = columns
         self.showsHeader = showsHeader
     }
 
     /// Adds a row; missing cells are empty and cells beyond the last column are dropped.
-    public mutating func addRow(_ cells: [String]) {
+    package mutating func addRow(_ cells: [String]) {
         rows.append(cells)
     }
 
     /// The table as lines joined by "\n", with no newline after the last.
-    public func rendered() -> String {
+    package func rendered() -> String {
         guard !columns.isEmpty else { return "" }
         var lines: [[String]] = showsHeader ? [columns.map(\.title)] : []
         lines += rows
@@ -109,7 +109,7 @@ public struct TextTable: Sendable, Equatable {
         return Cell(text: kept + ellipsis, width: width + 1)
     }
 
-    public static func sanitized(_ text: String) -> String {
+    package static func sanitized(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {

@@ -42,7 +42,7 @@ public enum CompiledModelReader {
     ///
     /// - Parameter url: Only used to say where a problem is.
     /// - Throws: `XCDataModelError`.
-    public static func decode(_ data: Data, url: URL? = nil) throws -> XCDataModelFile {
+    package static func decode(_ data: Data, url: URL? = nil) throws -> XCDataModelFile {
         let archive = try KeyedArchive(data: data, url: url)
         var decoder = CompiledModelDecoder(archive: archive)
         let model = try decoder.decode()
@@ -52,7 +52,7 @@ public enum CompiledModelReader {
 
     /// Whether `url` names a compiled model: a `.mom` or `.omo` file, a `.momd` folder, a folder
     /// holding `VersionInfo.plist`, or a file that starts like a binary property list.
-    public static func isCompiledModel(_ url: URL) -> Bool {
+    static func isCompiledModel(_ url: URL) -> Bool {
         if ["mom", "momd", "omo"].contains(url.pathExtension.lowercased()) { return true }
         if isDirectory(url) {
             return FileManager.default.fileExists(atPath: url.appendingPathComponent("VersionInfo.plist").path)
@@ -76,13 +76,15 @@ public struct CompiledModelBundle: Sendable, Equatable {
     public struct Version: Sendable, Equatable {
         /// The file name without `.mom`, e.g. "SampleModel2".
         public var name: String
+        /// The `.mom` file.
         public var url: URL
-        public var isCurrent: Bool
+        var isCurrent: Bool
         /// The entity hashes Xcode's compiler wrote into `NSManagedObjectModel_VersionHashes`;
         /// nil when `VersionInfo.plist` has none for this version.
         public var recordedVersionHashes: [String: Data]?
     }
 
+    /// The `.momd` folder.
     public let url: URL
     /// Every `.mom`, names compared as numbers ("Model 2" before "Model 10"); never empty.
     public let versions: [Version]

@@ -14,12 +14,12 @@ extension CoreDataVersionHash {
     ///
     /// - Throws: `XCDataModelError` if the entity, its ancestors or a stored attribute's type
     ///   is unknown, or the inheritance has a cycle.
-    public static func entityHash(of entity: XCEntity, in model: XCDataModelFile) throws -> Data {
+    package static func entityHash(of entity: XCEntity, in model: XCDataModelFile) throws -> Data {
         try entityHash(named: entity.name, in: model)
     }
 
     /// The version hash of the entity named `name`.
-    public static func entityHash(named name: String, in model: XCDataModelFile) throws -> Data {
+    package static func entityHash(named name: String, in model: XCDataModelFile) throws -> Data {
         guard model.entity(named: name) != nil else {
             throw XCDataModelError(.unknownReference(kind: "version hash", name: name, owner: "model"))
         }
@@ -30,7 +30,7 @@ extension CoreDataVersionHash {
     }
 
     /// Every entity's version hash by name: what a store's `NSStoreModelVersionHashes` holds.
-    public static func entityHashes(in model: XCDataModelFile) throws -> [String: Data] {
+    package static func entityHashes(in model: XCDataModelFile) throws -> [String: Data] {
         try checkInheritance(of: model)
         return try entityHashes(of: model.entities.map { try EntityDescription(xcEntity: $0, in: model) })
     }
@@ -39,13 +39,13 @@ extension CoreDataVersionHash {
     ///
     /// - Throws: `XCDataModelError.Kind.unknownAttributeType` for a type we have no code for,
     ///   `.unknownReference` for a composite `model` does not define.
-    public static func attributeHash(_ attribute: XCAttribute, entityName: String = "",
+    package static func attributeHash(_ attribute: XCAttribute, entityName: String = "",
                                      in model: XCDataModelFile? = nil) throws -> Data {
         attributeHash(try AttributeDescription(xcAttribute: attribute, entityName: entityName, in: model))
     }
 
     /// A relationship's version hash as seen from `entity` (which declares or inherits it).
-    public static func relationshipHash(_ relationship: XCRelationship, of entity: XCEntity,
+    package static func relationshipHash(_ relationship: XCRelationship, of entity: XCEntity,
                                         in model: XCDataModelFile) -> Data {
         // Only names, inverses and parents matter here: attribute types are not looked at.
         var byName: [String: EntityDescription] = [:]

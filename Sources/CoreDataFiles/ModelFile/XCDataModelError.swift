@@ -50,18 +50,21 @@ public struct XCDataModelError: Error, CustomStringConvertible, Equatable, Senda
         case unknownReference(kind: String, name: String, owner: String)
     }
 
+    /// What went wrong.
     public var kind: Kind
     /// The file the problem is in, when it came from one.
     public var url: URL?
     /// The 1-based line, when known.
-    public var line: Int?
+    package var line: Int?
 
+    /// An error of `kind` in the file at `url`, at `line` when known.
     public init(_ kind: Kind, url: URL? = nil, line: Int? = nil) {
         self.kind = kind
         self.url = url
         self.line = line
     }
 
+    /// One line: what went wrong, then the file and line when known.
     public var description: String {
         var location: [String] = []
         if let url { location.append(Self.shortPath(url)) }

@@ -18,19 +18,20 @@ public struct XCDataModelFile: Sendable, Equatable {
     /// Core Data copies it into a store's `NSStoreModelVersionIdentifiers` as it is.
     public var versionIdentifier: String?
     /// The `<model>` element's bookkeeping attributes, as written.
-    public var documentVersion: String?
-    public var lastSavedToolsVersion: String?
-    public var systemVersion: String?
-    public var minimumToolsVersion: String?
-    public var sourceLanguage: String?
+    package var documentVersion: String?
+    var lastSavedToolsVersion: String?
+    var systemVersion: String?
+    var minimumToolsVersion: String?
+    var sourceLanguage: String?
     /// Named subsets of the entities (`<configuration>`).
     public var configurations: [XCConfiguration]
     /// Model-level fetch request templates (`<fetchRequest>` under `<model>`).
     public var fetchRequests: [XCFetchRequest]
     /// Composite attribute types (`<composite>`, Xcode 15), which attributes of type
     /// "Composite" name.
-    public var composites: [XCComposite]
+    package var composites: [XCComposite]
 
+    /// A model file with these contents, as the reader would return it.
     public init(entities: [XCEntity] = [], versionIdentifier: String? = nil,
                 documentVersion: String? = nil, lastSavedToolsVersion: String? = nil,
                 systemVersion: String? = nil, minimumToolsVersion: String? = nil,
@@ -54,7 +55,7 @@ public struct XCDataModelFile: Sendable, Equatable {
     }
 
     /// The entity's superentities, nearest first; stops at a missing name or a cycle.
-    public func ancestors(of entity: XCEntity) -> [XCEntity] {
+    package func ancestors(of entity: XCEntity) -> [XCEntity] {
         var result: [XCEntity] = []
         var seen: Set<String> = [entity.name]
         var parentName = entity.parentEntity
@@ -72,18 +73,20 @@ public struct XCDataModelFile: Sendable, Equatable {
     }
 
     /// The entities whose `parentEntity` is this one, sorted by name.
-    public func subentities(of entity: XCEntity) -> [XCEntity] {
+    package func subentities(of entity: XCEntity) -> [XCEntity] {
         entities.filter { $0.parentEntity == entity.name }.sorted { $0.name < $1.name }
     }
 }
 
 /// An `<entity>`: a table's worth of objects.
 public struct XCEntity: Sendable, Equatable {
+    /// The entity's name, unique in the model.
     public var name: String
     /// The class Xcode generates or the app names; `nil` means `NSManagedObject`.
-    public var representedClassName: String?
+    var representedClassName: String?
     /// The superentity's name (`parentEntity`).
-    public var parentEntity: String?
+    package var parentEntity: String?
+    /// Whether the entity is abstract: only its subentities have objects.
     public var isAbstract: Bool
     /// Attributes declared on this entity (not inherited ones), in file order.
     public var attributes: [XCAttribute]
@@ -98,10 +101,11 @@ public struct XCEntity: Sendable, Equatable {
     /// `<compoundIndexes>` (Xcode 4 to 8): each lists property names.
     public var compoundIndexes: [[String]]
     /// `elementID` in the XML; Xcode's inspector calls it "Renaming ID".
-    public var renamingIdentifier: String?
-    public var versionHashModifier: String?
-    public var userInfo: [String: String]
+    package var renamingIdentifier: String?
+    package var versionHashModifier: String?
+    package var userInfo: [String: String]
 
+    /// An entity with these values, as the reader would return it.
     public init(name: String, representedClassName: String? = nil, parentEntity: String? = nil,
                 isAbstract: Bool = false, attributes: [XCAttribute] = [],
                 relationships: [XCRelationship] = [], fetchedProperties: [XCFetchedProperty] = [],
@@ -124,7 +128,7 @@ public struct XCEntity: Sendable, Equatable {
     }
 
     /// Names of the attributes, relationships and fetched properties declared here.
-    public var propertyNames: [String] {
+    package var propertyNames: [String] {
         attributes.map(\.name) + relationships.map(\.name) + fetchedProperties.map(\.name)
     }
 
@@ -134,7 +138,7 @@ public struct XCEntity: Sendable, Equatable {
     }
 
     /// The declared relationship with this name, if any.
-    public func relationship(named name: String) -> XCRelationship? {
+    package func relationship(named name: String) -> XCRelationship? {
         relationships.first { $0.name == name }
     }
 }
@@ -147,44 +151,48 @@ public struct XCEntity: Sendable, Equatable {
 /// BSManagedDocument store (Xcode 4.5, no `optional` at all) matches only if both of its
 /// attributes are required.
 public struct XCAttribute: Sendable, Equatable {
+    /// The attribute's name, unique in its entity.
     public var name: String
     /// As written: "String", "Integer 16", …, "Transformable", "Object ID", "Composite" or
     /// "Undefined" (also what Xcode means by leaving `attributeType` out, as it does for an
     /// Undefined transient).
     public var attributeType: String
     /// For a "Composite" attribute, the `<composite>` it is (`composite="…"`).
-    public var compositeName: String?
-    public var isOptional: Bool
-    public var isTransient: Bool
+    var compositeName: String?
+    package var isOptional: Bool
+    package var isTransient: Bool
     /// `indexed="YES"` (Xcode 4 to 8; later models use `XCEntity.indexes`).
-    public var isIndexed: Bool
+    package var isIndexed: Bool
     /// `spotlightIndexingEnabled="YES"`.
-    public var isIndexedBySpotlight: Bool
+    var isIndexedBySpotlight: Bool
     /// `storedInTruthFile="YES"` ("Store in External Record File").
-    public var isStoredInExternalRecord: Bool
-    public var defaultValueString: String?
+    var isStoredInExternalRecord: Bool
+    package var defaultValueString: String?
     /// Seconds since 2001-01-01 UTC, for Date attributes.
-    public var defaultDateTimeInterval: Double?
-    public var minValueString: String?
-    public var maxValueString: String?
-    public var minDateTimeInterval: Double?
-    public var maxDateTimeInterval: Double?
-    public var regularExpressionString: String?
+    var defaultDateTimeInterval: Double?
+    var minValueString: String?
+    var maxValueString: String?
+    var minDateTimeInterval: Double?
+    var maxDateTimeInterval: Double?
+    var regularExpressionString: String?
+    /// Whether Xcode generates a scalar property (`usesScalarValueType`); nothing stored depends on it.
     public var usesScalarValueType: Bool
-    public var allowsExternalBinaryDataStorage: Bool
-    public var allowsCloudEncryption: Bool
+    package var allowsExternalBinaryDataStorage: Bool
+    var allowsCloudEncryption: Bool
     /// `preserveAfterDeletion="YES"`: kept in persistent history tombstones.
-    public var preservesValueInHistoryOnDeletion: Bool
-    public var valueTransformerName: String?
-    public var customClassName: String?
+    package var preservesValueInHistoryOnDeletion: Bool
+    var valueTransformerName: String?
+    var customClassName: String?
     /// `derived="YES"` with its `derivationExpression` (Xcode 11 and later).
-    public var isDerived: Bool
+    var isDerived: Bool
+    /// The key path or expression a derived attribute is computed from, as written (`pages.@count`).
     public var derivationExpression: String?
     /// `elementID`: the name this attribute had in the model it migrates from.
-    public var renamingIdentifier: String?
-    public var versionHashModifier: String?
-    public var userInfo: [String: String]
+    package var renamingIdentifier: String?
+    package var versionHashModifier: String?
+    package var userInfo: [String: String]
 
+    /// An attribute with these values, as the reader would return it.
     public init(name: String, attributeType: String, isOptional: Bool = false,
                 isTransient: Bool = false, isIndexed: Bool = false,
                 isIndexedBySpotlight: Bool = false, isStoredInExternalRecord: Bool = false,
@@ -227,7 +235,7 @@ public struct XCAttribute: Sendable, Equatable {
     }
 
     /// Core Data's `NSAttributeType` raw value for each type name Xcode writes.
-    public static let attributeTypeCodes: [String: Int] = [
+    static let attributeTypeCodes: [String: Int] = [
         "Undefined": 0, "Integer 16": 100, "Integer 32": 200, "Integer 64": 300,
         "Decimal": 400, "Double": 500, "Float": 600, "String": 700, "Boolean": 800,
         "Date": 900, "Binary": 1000, "UUID": 1100, "URI": 1200,
@@ -235,36 +243,38 @@ public struct XCAttribute: Sendable, Equatable {
     ]
 
     /// This attribute's `NSAttributeType` raw value, or `nil` for a type name we don't know.
-    public var attributeTypeCode: Int? {
+    var attributeTypeCode: Int? {
         Self.attributeTypeCodes[attributeType]
     }
 }
 
 /// A `<relationship>`.
 public struct XCRelationship: Sendable, Equatable {
+    /// The relationship's name, unique in its entity.
     public var name: String
-    public var destinationEntity: String
-    public var inverseName: String?
+    package var destinationEntity: String
+    package var inverseName: String?
     /// Written by Xcode next to `inverseName`; Core Data resolves the inverse in the destination.
-    public var inverseEntity: String?
-    public var isToMany: Bool
-    public var isOrdered: Bool
-    public var isOptional: Bool
-    public var isTransient: Bool
+    package var inverseEntity: String?
+    package var isToMany: Bool
+    package var isOrdered: Bool
+    package var isOptional: Bool
+    package var isTransient: Bool
     /// `indexed="YES"`.
-    public var isIndexed: Bool
-    public var isIndexedBySpotlight: Bool
+    package var isIndexed: Bool
+    var isIndexedBySpotlight: Bool
     /// "Nullify" (also when absent), "Cascade", "Deny" or "No Action".
-    public var deletionRule: String
+    package var deletionRule: String
     /// As written, 0 when absent. Xcode 4 writes `minCount="1"` on optional to-ones too.
     public var minCount: Int
     /// As written; when absent, 1 for a to-one and 0 (no limit) for a to-many.
     public var maxCount: Int
     /// `elementID`: the name this relationship had in the model it migrates from.
-    public var renamingIdentifier: String?
-    public var versionHashModifier: String?
-    public var userInfo: [String: String]
+    package var renamingIdentifier: String?
+    package var versionHashModifier: String?
+    package var userInfo: [String: String]
 
+    /// A relationship with these values, as the reader would return it.
     public init(name: String, destinationEntity: String, inverseName: String? = nil,
                 inverseEntity: String? = nil, isToMany: Bool = false, isOrdered: Bool = false,
                 isOptional: Bool = false, isTransient: Bool = false, isIndexed: Bool = false,
@@ -290,16 +300,19 @@ public struct XCRelationship: Sendable, Equatable {
     }
 
     /// The deletion rules Xcode writes.
-    public static let deletionRules: Set<String> = ["Nullify", "Cascade", "Deny", "No Action"]
+    static let deletionRules: Set<String> = ["Nullify", "Cascade", "Deny", "No Action"]
 }
 
 /// A `<fetchedProperty>`: a named fetch evaluated lazily, never stored.
 public struct XCFetchedProperty: Sendable, Equatable {
+    /// The fetched property's name.
     public var name: String
-    public var isOptional: Bool
+    package var isOptional: Bool
+    /// The fetch it runs; nil when the file gives none.
     public var fetchRequest: XCFetchRequest?
-    public var userInfo: [String: String]
+    package var userInfo: [String: String]
 
+    /// A fetched property with these values, as the reader would return it.
     public init(name: String, isOptional: Bool = false, fetchRequest: XCFetchRequest? = nil,
                 userInfo: [String: String] = [:]) {
         self.name = name
@@ -311,12 +324,15 @@ public struct XCFetchedProperty: Sendable, Equatable {
 
 /// A `<fetchRequest>`: a template under `<model>`, or the request of a fetched property.
 public struct XCFetchRequest: Sendable, Equatable {
+    /// The template's name (a fetched property's request has its property's).
     public var name: String
+    /// The entity it fetches; nil when the file names none.
     public var entity: String?
-    public var predicateString: String?
+    package var predicateString: String?
     /// Every XML attribute of the element, as written (`fetchLimit`, `resultType`, …).
     public var attributes: [String: String]
 
+    /// A fetch request with these values, as the reader would return it.
     public init(name: String, entity: String? = nil, predicateString: String? = nil,
                 attributes: [String: String] = [:]) {
         self.name = name
@@ -328,31 +344,37 @@ public struct XCFetchRequest: Sendable, Equatable {
 
 /// A `<fetchIndex>`: a named, possibly compound, index.
 public struct XCIndex: Sendable, Equatable {
+    /// The index's name, unique in its entity.
     public var name: String
+    /// Its elements, in index order.
     public var elements: [XCIndexElement]
 
+    /// A fetch index with these elements.
     public init(name: String, elements: [XCIndexElement]) {
         self.name = name
         self.elements = elements
     }
 
     /// The properties indexed, in order; expression elements are left out.
-    public var propertyNames: [String] {
+    package var propertyNames: [String] {
         elements.compactMap(\.property)
     }
 }
 
 /// A `<fetchIndexElement>`: a property (or an expression), its index type and its order.
 public struct XCIndexElement: Sendable, Equatable {
+    /// The indexed property's name; nil for an expression element.
     public var property: String?
+    /// The indexed expression, as written; nil for a property element.
     public var expression: String?
     /// "Binary" (a B-tree) or "RTree".
     public var type: String
 
     /// The element types Xcode writes.
-    public static let types: Set<String> = ["Binary", "RTree"]
-    public var isAscending: Bool
+    package static let types: Set<String> = ["Binary", "RTree"]
+    package var isAscending: Bool
 
+    /// An element over `property` (or `expression`), of index `type` (`Binary` or `RTree`).
     public init(property: String?, expression: String? = nil, type: String = "Binary",
                 isAscending: Bool = true) {
         self.property = property
@@ -372,10 +394,12 @@ public struct XCIndexElement: Sendable, Equatable {
 /// </composite>
 /// ```
 public struct XCComposite: Sendable, Equatable {
+    /// The composite's name, under which its elements' paths start (`location.latitude`).
     public var name: String
     /// Its elements, in file order.
     public var attributes: [XCAttribute]
 
+    /// A composite of these elements.
     public init(name: String, attributes: [XCAttribute] = []) {
         self.name = name
         self.attributes = attributes
@@ -384,10 +408,13 @@ public struct XCComposite: Sendable, Equatable {
 
 /// A `<configuration>`: a named set of entities, e.g. those a store holds.
 public struct XCConfiguration: Sendable, Equatable {
+    /// The configuration's name.
     public var name: String
-    public var entityNames: [String]
+    package var entityNames: [String]
+    /// Whether Xcode marks it for CloudKit; nothing stored depends on it.
     public var usedWithCloudKit: Bool
 
+    /// A configuration of the entities named `entityNames`.
     public init(name: String, entityNames: [String], usedWithCloudKit: Bool = false) {
         self.name = name
         self.entityNames = entityNames
@@ -402,8 +429,9 @@ public struct XCDataModelVersion: Sendable, Equatable {
     /// The `.xcdatamodel` folder.
     public var url: URL
     /// Whether `.xccurrentversion` names it (or, without that file, it is the last version).
-    public var isCurrent: Bool
+    var isCurrent: Bool
 
+    /// A version named `name` in the folder at `url`.
     public init(name: String, url: URL, isCurrent: Bool) {
         self.name = name
         self.url = url

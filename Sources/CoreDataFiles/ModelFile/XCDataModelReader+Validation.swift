@@ -15,7 +15,7 @@ extension XCDataModelReader {
     /// try XCDataModelReader.validate(model)
     /// ```
     /// - Throws: `XCDataModelError` for the first problem in file order.
-    public static func validate(_ model: XCDataModelFile, url: URL? = nil) throws {
+    package static func validate(_ model: XCDataModelFile, url: URL? = nil) throws {
         try validate(model, url: url, sourceLines: XCDataModelSourceLines())
     }
 

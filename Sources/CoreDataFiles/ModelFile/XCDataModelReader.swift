@@ -40,7 +40,7 @@ public enum XCDataModelReader {
     ///
     /// - Parameter url: Only used to say where a problem is.
     /// - Throws: `XCDataModelError`.
-    public static func parse(_ data: Data, url: URL? = nil) throws -> XCDataModelFile {
+    package static func parse(_ data: Data, url: URL? = nil) throws -> XCDataModelFile {
         let root = try XCDataModelXMLDocument.parse(data, url: url)
         var decoder = XCDataModelXMLDecoder(url: url)
         let (model, sourceLines) = try decoder.decode(root)

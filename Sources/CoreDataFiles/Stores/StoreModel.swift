@@ -18,6 +18,7 @@ import SQLiteDB
 /// let context = ObjectContext(coordinator: try StoreCoordinator(readingStoreAt: storeURL, storeModel: storeModel))
 /// ```
 public struct StoreModel: Sendable {
+    /// Where a store's own model came from.
     public enum Source: String, Sendable, Equatable {
         /// The store's `Z_MODELCACHE`.
         case modelCache
@@ -25,7 +26,9 @@ public struct StoreModel: Sendable {
         case inferred
     }
 
+    /// The model to open the store with.
     public let model: ObjectModel
+    /// Whether `model` is the store's cached model or one inferred from its tables.
     public let source: Source
     /// Why the store's model cache was not used; nil when it was.
     public let modelCacheProblem: String?

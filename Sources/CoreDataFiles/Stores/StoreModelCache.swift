@@ -20,15 +20,15 @@ public struct StoreModelCache: Sendable {
     /// The cached model.
     public let model: XCDataModelFile
     /// The cached model's entity version hashes, computed as Core Data computes them.
-    public let versionHashes: [String: Data]
+    package let versionHashes: [String: Data]
     /// The store's `NSStoreModelVersionHashes`.
-    public let storeVersionHashes: [String: Data]
+    let storeVersionHashes: [String: Data]
 
     /// Whether the cache describes the model the store was last written with.
     public var matchesStore: Bool { versionHashes == storeVersionHashes }
 
     /// Entities whose hash differs between the cache and the store, or that only one has; sorted.
-    public var entitiesDifferingFromStore: [String] {
+    var entitiesDifferingFromStore: [String] {
         Set(versionHashes.keys).union(storeVersionHashes.keys)
             .filter { versionHashes[$0] != storeVersionHashes[$0] }.sorted()
     }
@@ -66,7 +66,7 @@ public struct StoreModelCache: Sendable {
     ///
     /// - Parameter url: Only used to say where a problem is.
     /// - Throws: `XCDataModelError`.
-    public static func decode(_ compressed: Data, url: URL? = nil) throws -> XCDataModelFile {
+    package static func decode(_ compressed: Data, url: URL? = nil) throws -> XCDataModelFile {
         let archive: Data
         do {
             archive = try RawInflate.inflate(compressed)

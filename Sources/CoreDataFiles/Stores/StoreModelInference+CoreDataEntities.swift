@@ -6,11 +6,16 @@ import SQLiteDB
 /// `TRANSACTION`, `TRANSACTIONSTRING`, CloudKit's `NSCKRecordMetadata`, …), kept in a table named
 /// `A` + its name in capitals (`ACHANGE`), and its columns with the names and types they read as.
 public struct CoreDataEntityTable: Sendable, Equatable {
+    /// One column of the table and the attribute it reads as.
     public struct Column: Sendable, Equatable {
+        /// The column's name in the table (`ZENTITY`).
         public let column: String
+        /// The attribute's name, the column's without its `Z` (`ENTITY`).
         public let property: String
+        /// The attribute type the column's declared type reads as.
         public let type: AttributeType
 
+        /// A column read as `property` of `type`.
         public init(column: String, property: String, type: AttributeType) {
             self.column = column
             self.property = property
@@ -18,11 +23,16 @@ public struct CoreDataEntityTable: Sendable, Equatable {
         }
     }
 
+    /// The entity's name in `Z_PRIMARYKEY` (`CHANGE`).
     public let name: String
+    /// The entity's number, 16001 or more.
     public let number: Int
+    /// The table holding its rows (`ACHANGE`).
     public let table: String
+    /// Its columns after `Z_PK`, `Z_ENT` and `Z_OPT`, in table order.
     public let columns: [Column]
 
+    /// One of Core Data's own entities, kept in `table`.
     public init(name: String, number: Int, table: String, columns: [Column]) {
         self.name = name
         self.number = number
@@ -31,7 +41,7 @@ public struct CoreDataEntityTable: Sendable, Equatable {
     }
 
     /// The table Core Data keeps its own entity `name` in.
-    public static func tableName(_ name: String) -> String { "A" + name.uppercased() }
+    package static func tableName(_ name: String) -> String { "A" + name.uppercased() }
 }
 
 extension StoreModelInference {

@@ -10,6 +10,7 @@ import SQLiteDB
 /// let coordinator = try StoreCoordinator(readingStoreAt: storeURL, inferred: inferred)
 /// ```
 public struct InferredStoreModel: Sendable {
+    /// The model inferred from the store's tables, to open the store with.
     public let model: ObjectModel
     /// Every property column of every hierarchy table, and what it became.
     public let columns: [InferredColumn]
@@ -42,7 +43,7 @@ public struct InferredStoreModel: Sendable {
 
 /// One column of a hierarchy table and the property it became.
 public struct InferredColumn: Sendable, Equatable {
-    public enum Role: Sendable, Equatable {
+    package enum Role: Sendable, Equatable {
         case attribute(AttributeType)
         /// A to-one relationship's key column.
         case toOne(destination: String, evidence: ToOneEvidence)
@@ -50,16 +51,19 @@ public struct InferredColumn: Sendable, Equatable {
         case entityColumn
     }
 
+    /// The hierarchy table holding the column.
     public let table: String
+    /// The column's name.
     public let column: String
     /// The entity that declares the property.
     public let entity: String
+    /// The property's name, inferred from the column's.
     public let property: String
-    public let role: Role
+    package let role: Role
 }
 
 /// Why an `INTEGER` column was taken for a to-one relationship.
-public enum ToOneEvidence: String, Sendable, Equatable {
+package enum ToOneEvidence: String, Sendable, Equatable {
     /// A companion `Z<n>_<NAME>` column exists: the destination is entity `n`.
     case entityColumn
     /// The column's name names the destination, and the stored keys agree.
@@ -75,22 +79,24 @@ public enum ToOneEvidence: String, Sendable, Equatable {
 
 /// A join table `Z_<n><NAME>` and the pair of to-many relationships it holds.
 public struct InferredJoinTable: Sendable, Equatable {
+    /// The join table's name.
     public let table: String
     /// Entity `n`, which declares `relationship`; its keys are in `sourceColumn`.
     public let entity: String
-    public let relationship: String
-    public let sourceColumn: String
+    package let relationship: String
+    package let sourceColumn: String
     /// The other side, which declares `inverse`; its keys are in `destinationColumn`.
     public let destination: String
+    /// The relationship of `destination` whose inverse is `relationship`.
     public let inverse: String
-    public let destinationColumn: String
+    package let destinationColumn: String
     /// `Z_FOK_…` of the source's keys: `inverse` is ordered, in this column's order.
-    public let sourceOrderColumn: String?
+    let sourceOrderColumn: String?
     /// `Z_FOK_…` of the destination's keys: `relationship` is ordered, in this column's order.
-    public let destinationOrderColumn: String?
+    let destinationOrderColumn: String?
 
     /// True for a relationship that is its own inverse (`REFLEXIVE` column).
-    public var isReflexive: Bool { destinationColumn == ObjectModel.JoinTable.reflexiveColumn }
+    package var isReflexive: Bool { destinationColumn == ObjectModel.JoinTable.reflexiveColumn }
 }
 
 /// Infers a model from a Core Data store alone, for when no model file is at hand.
@@ -109,14 +115,14 @@ public enum StoreModelInference {
     ///
     /// - Throws: `StoreError` when the file is not a Core Data store or its bookkeeping is
     ///   inconsistent, `SQLiteError` when it cannot be read.
-    public static func infer(fromStoreAt url: URL) throws -> InferredStoreModel {
+    package static func infer(fromStoreAt url: URL) throws -> InferredStoreModel {
         let connection = try Connection(path: url.path, configuration: .init(
             readOnly: true, create: false, journalMode: nil, synchronous: nil))
         return try infer(from: connection)
     }
 
     /// Infers the model of the store open on `connection`; reads only.
-    public static func infer(from connection: Connection) throws -> InferredStoreModel {
+    package static func infer(from connection: Connection) throws -> InferredStoreModel {
         var inference = try Inference(connection: connection)
         return try inference.run()
     }

@@ -3,37 +3,43 @@ import ObjectGraph
 import SQLiteDB
 
 /// What a Core Data store says about itself, read without a model: its UUID, metadata,
-/// journal mode, and each entity of `Z_PRIMARYKEY` with its row count.
+/// journal mode, and each entity of `Z_PRIMARYKEY` with its row count (its own rows and its
+/// subentities', `EntityRowFilter`).
 ///
 /// ```swift
 /// let summary = try StoreSummary(storeAt: storeURL)
 /// print(summary.uuid, summary.entities.map { "\($0.name) \($0.rows ?? 0)" })
 /// ```
 public struct StoreSummary: Sendable {
+    /// An entity of `Z_PRIMARYKEY` and how many rows it has.
     public struct EntityRows: Sendable, Equatable {
+        /// The entity's number (`Z_ENT`).
         public var number: Int
+        /// The entity's name (`Z_NAME`).
         public var name: String
         /// The parent's number; nil for a root.
         public var parent: Int?
         /// The table of the entity's hierarchy.
         public var table: String
-        /// Rows whose `Z_ENT` is this entity's (not its subentities'); nil when the table is missing.
+        /// The entity's rows: those whose `Z_ENT` is its own number or one of its subentities', as
+        /// a fetch with subentities counts them (`EntityRowFilter`); nil when the table is missing.
         public var rows: Int?
         /// `Z_MAX`: the highest key handed out.
-        public var maximumKey: Int64
+        package var maximumKey: Int64
     }
 
     /// `Z_METADATA.Z_UUID`.
     public var uuid: String
     /// `Z_METADATA.Z_PLIST`, decoded.
-    public var metadata: [String: any Sendable]
+    package var metadata: [String: any Sendable]
     /// `wal`, `delete`, … as SQLite reports it.
     public var journalMode: String
+    /// Every entity of `Z_PRIMARYKEY`, in entity-number order.
     public var entities: [EntityRows]
     /// `NSStoreModelVersionHashes`: the model the store was last written with.
-    public var versionHashes: [String: Data]
+    package var versionHashes: [String: Data]
     /// Whether the store keeps Core Data's compiled model in `Z_MODELCACHE`.
-    public var hasModelCache: Bool
+    package var hasModelCache: Bool
 
     /// Reads the store at `url`, which is opened read-only.
     ///
@@ -62,6 +68,18 @@ public struct StoreSummary: Sendable {
             while current.parent != 0, let parent = byNumber[current.parent], seen.insert(parent.number).inserted { current = parent }
             return current
         }
+        // The entity's own number and its subentities', at any depth.
+        func hierarchy(of entry: StoreCatalog.Entry) -> [Int] {
+            catalog.entries.filter { candidate in
+                var current = candidate
+                var seen: Set<Int> = [candidate.number]
+                while current.number != entry.number {
+                    guard current.parent != 0, let parent = byNumber[current.parent], seen.insert(parent.number).inserted else { return false }
+                    current = parent
+                }
+                return true
+            }.map(\.number)
+        }
         var counts: [String: [Int: Int]] = [:]
         var result: [EntityRows] = []
         for entry in catalog.entries {
@@ -75,7 +93,7 @@ public struct StoreSummary: Sendable {
                 counts[table] = Dictionary(rows, uniquingKeysWith: +)
             }
             result.append(EntityRows(number: entry.number, name: entry.name, parent: entry.parent == 0 ? nil : entry.parent,
-                                     table: table, rows: counts[table].map { $0[entry.number] ?? 0 },
+                                     table: table, rows: counts[table].map { EntityRowFilter.count(of: hierarchy(of: entry), countsByEntity: $0) },
                                      maximumKey: entry.maximumKey))
         }
         entities = result

@@ -18,14 +18,16 @@ import SQLiteDB
 public struct ObjectLoadError: Error, CustomStringConvertible {
     /// The object whose attributes, or whose to-many relationship, failed to load.
     public var objectID: ObjectID
+    /// The name of that object's entity.
     public var entityName: String
     /// The to-many relationship that failed to load; nil when the object's attributes did.
-    public var relationship: String?
+    package var relationship: String?
     /// How many objects were loading together (a fault fires with up to 255 neighbours).
-    public var batchCount: Int
+    package var batchCount: Int
     /// What the store or the parent context threw.
-    public var underlying: any Error
+    package var underlying: any Error
 
+    /// One line: what failed to load, for which object, and why.
     public var description: String {
         let key = objectID.isTemporary ? "t\(-objectID.primaryKey)" : "p\(objectID.primaryKey)"
         let what = relationship.map { "the \($0) of \(entityName) \(key)" }

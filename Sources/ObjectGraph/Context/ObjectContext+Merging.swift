@@ -3,7 +3,7 @@ import SQLiteDB
 
 /// What changed in a context, for its observers (fetched results controllers among them).
 public struct ContextChanges: Sendable {
-    public enum Reason: Sendable {
+    package enum Reason: Sendable {
         /// The context saved its own changes.
         case saved
         /// The context merged changes saved elsewhere.
@@ -12,15 +12,15 @@ public struct ContextChanges: Sendable {
         case discarded
     }
 
-    public var reason: Reason
-    public var changeSet: ChangeSet
+    package var reason: Reason
+    package var changeSet: ChangeSet
 }
 
 /// Keeps an observation alive; cancel it (or release it) to stop observing.
 public final class ObservationToken {
     private var cancellation: (() -> Void)?
     init(_ cancellation: @escaping () -> Void) { self.cancellation = cancellation }
-    public func cancel() {
+    package func cancel() {
         cancellation?()
         cancellation = nil
     }
@@ -50,7 +50,7 @@ extension ObjectContext {
     /// Permanent IDs of objects this context saw as temporary are always adopted; the objects
     /// themselves are refreshed only when `automaticallyMergesChanges` is on or `force` is true.
     @discardableResult
-    public func mergePendingChanges(force: Bool = false) -> Int {
+    package func mergePendingChanges(force: Bool = false) -> Int {
         let pending = inbox.drain()
         for changeSet in pending {
             adoptPermanentIDs(changeSet.permanentIDs)

@@ -14,7 +14,9 @@ import SQLiteDB
 /// try context.save()
 /// ```
 public final class ObjectContext {
+    /// The model of the context's objects, its coordinator's.
     public let model: ObjectModel
+    /// The coordinator whose store the context reads and, at the root, saves to.
     public let coordinator: StoreCoordinator
     let source: any ObjectSource
     /// Shown in change sets as their author.
@@ -80,10 +82,10 @@ public final class ObjectContext {
     /// True when the context holds unsaved inserts, updates or deletes.
     public var hasChanges: Bool { !inserted.isEmpty || !deleted.isEmpty || updated.values.contains { hasRealChanges($0) } }
 
-    public var insertedObjects: [ManagedObject] { Array(inserted.values) }
-    public var updatedObjects: [ManagedObject] { updated.values.filter { hasRealChanges($0) } }
-    public var deletedObjects: [ManagedObject] { Array(deleted.values) }
-    public var registeredObjects: [ManagedObject] { Array(registry.values) }
+    package var insertedObjects: [ManagedObject] { Array(inserted.values) }
+    var updatedObjects: [ManagedObject] { updated.values.filter { hasRealChanges($0) } }
+    var deletedObjects: [ManagedObject] { Array(deleted.values) }
+    var registeredObjects: [ManagedObject] { Array(registry.values) }
 
     func hasRealChanges(_ object: ManagedObject) -> Bool {
         if object.isInserted || object.isDeleted { return true }
@@ -106,7 +108,7 @@ public final class ObjectContext {
     /// Inserts a new object of the entity named `entityName` (for models built from data).
     ///
     /// - Throws: `ContextError` for an unknown or abstract entity.
-    public func insertObject(entityName: String) throws -> ManagedObject {
+    package func insertObject(entityName: String) throws -> ManagedObject {
         guard let entity = model.entity(named: entityName) else { throw ContextError("no entity named \(entityName)") }
         guard !entity.isAbstract else { throw ContextError("entity \(entityName) is abstract") }
         let object = entity.objectClass.init(ObjectSeed(entity: entity, objectID: .temporary(entityNumber: entity.number),
@@ -233,8 +235,8 @@ public final class ObjectContext {
 }
 
 /// A misuse of a context: an unknown entity, an object from another context, a missing object.
-public struct ContextError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct ContextError: Error, CustomStringConvertible, Sendable, Equatable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

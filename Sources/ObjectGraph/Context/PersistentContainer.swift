@@ -13,11 +13,13 @@ import SQLiteDB
 /// The container is not `Sendable`: it belongs to the isolation domain that made it (the main
 /// actor in an app). Background contexts are `Sendable` queue contexts.
 public final class PersistentContainer {
+    /// The coordinator of the container's store, shared by all its contexts.
     public let coordinator: StoreCoordinator
     /// The root context: owns the connection to the store, on its own queue.
     public let writer: QueueContext
     /// The context for the caller's domain; its parent is `writer`.
     public let viewContext: ObjectContext
+    /// The model of the container's store.
     public var model: ObjectModel { coordinator.model }
 
     /// Opens (creating or migrating) the store at `url`.
@@ -25,6 +27,7 @@ public final class PersistentContainer {
         try self.init(coordinator: StoreCoordinator(url: url, model: model, readOnly: readOnly))
     }
 
+    /// A container over an open coordinator: a private writer context and a view context on it.
     public init(coordinator: StoreCoordinator) {
         self.coordinator = coordinator
         writer = QueueContext(coordinator: coordinator, name: "writer")
@@ -39,7 +42,7 @@ public final class PersistentContainer {
     }
 
     /// Runs `body` in a fresh background context.
-    public func performBackgroundTask<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
+    func performBackgroundTask<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
         try await newBackgroundContext().perform(body)
     }
 

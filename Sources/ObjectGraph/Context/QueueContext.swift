@@ -21,6 +21,7 @@ public final class QueueContext: @unchecked Sendable {
     private let context: ObjectContext
     private let queue: DispatchQueue
     private let key = DispatchSpecificKey<ObjectIdentifier>()
+    /// The name of the context's serial queue, for debugging.
     public let name: String
 
     /// A queue context working directly on the store.
@@ -36,7 +37,7 @@ public final class QueueContext: @unchecked Sendable {
     }
 
     /// True when the caller is already running on this context's queue.
-    public var isOnQueue: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
+    var isOnQueue: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
 
     /// Runs `body` on the context's queue and waits for it.
     public func performAndWait<T: Sendable>(_ body: (ObjectContext) throws -> T) rethrows -> T {

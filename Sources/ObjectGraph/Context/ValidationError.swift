@@ -5,7 +5,7 @@ import Foundation
 /// Its description names the object, the property and the rule:
 /// `Photo t3: title is required`.
 public struct ValidationError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Rule: String, Sendable {
+    package enum Rule: String, Sendable {
         /// A non-optional attribute or to-one relationship has no value.
         case required
         /// A floating-point attribute holds NaN, which SQLite cannot store.
@@ -16,12 +16,16 @@ public struct ValidationError: Error, CustomStringConvertible, Sendable, Equatab
         case deny
     }
 
+    /// The object that failed validation.
     public var objectID: ObjectID
+    /// The name of that object's entity.
     public var entityName: String
+    /// The property whose rule failed.
     public var property: String
-    public var rule: Rule
-    public var detail: String
+    package var rule: Rule
+    package var detail: String
 
+    /// One line naming the object, the property and the rule.
     public var description: String {
         let object = objectID.isTemporary ? "t\(-objectID.primaryKey)" : "p\(objectID.primaryKey)"
         return "\(entityName) \(object): \(property) \(detail)"

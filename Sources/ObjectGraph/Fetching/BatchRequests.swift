@@ -11,11 +11,14 @@ import SQLiteDB
 /// No delete rules or validation run. A batch delete removes the rows' many-to-many links and
 /// clears to-one keys that pointed at them, so no row is left pointing at nothing.
 public struct BatchUpdate: Sendable {
+    /// The entity whose rows (and its subentities') are updated.
     public var entityName: String
+    /// Which rows to update; nil for all of them.
     public var predicate: ObjectPredicate?
     /// Attribute name → new value in stored form.
     public var values: [String: SQLiteValue]
 
+    /// An update setting `values` (attribute name to stored value) on the rows of `entityName` matching `predicate`.
     public init(entityName: String, predicate: ObjectPredicate? = nil, values: [String: SQLiteValue]) {
         self.entityName = entityName
         self.predicate = predicate
@@ -25,9 +28,12 @@ public struct BatchUpdate: Sendable {
 
 /// Deletes every row of an entity matching a predicate in one statement.
 public struct BatchDelete: Sendable {
+    /// The entity whose rows (and its subentities') are deleted.
     public var entityName: String
+    /// Which rows to delete; nil for all of them.
     public var predicate: ObjectPredicate?
 
+    /// A delete of the rows of `entityName` matching `predicate`.
     public init(entityName: String, predicate: ObjectPredicate? = nil) {
         self.entityName = entityName
         self.predicate = predicate
@@ -139,8 +145,8 @@ extension SQLiteStore {
     func selection(of entity: Entity, predicate: ObjectPredicate?) throws -> (String, [SQLiteValue]) {
         let query = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: [], entity: entity, model: model)
         var conditions: [String] = []
-        if entity.hierarchy.count != model[entity.root].hierarchy.count {
-            conditions.append("t0.Z_ENT IN (\(entity.hierarchy.map(String.init).joined(separator: ", ")))")
+        if let filter = entity.rowsCondition(in: model) {
+            conditions.append(filter)
         }
         if let whereClause = query.whereClause { conditions.append("(\(whereClause))") }
         let sql = "SELECT t0.Z_PK FROM \(query.from)" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))

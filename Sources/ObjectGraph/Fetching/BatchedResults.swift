@@ -9,7 +9,8 @@ import Foundation
 /// ```
 /// The collection belongs to its context's isolation domain, like the objects it hands out.
 public struct BatchedResults<Result: ManagedObject>: RandomAccessCollection {
-    public let objectIDs: [ObjectID]
+    package let objectIDs: [ObjectID]
+    /// How many objects each query loads.
     public let batchSize: Int
     private let context: ObjectContext
 
@@ -19,7 +20,9 @@ public struct BatchedResults<Result: ManagedObject>: RandomAccessCollection {
         self.context = context
     }
 
+    /// The first index, 0.
     public var startIndex: Int { 0 }
+    /// One past the last index: the number of results.
     public var endIndex: Int { objectIDs.count }
 
     /// The object at `index`, loading its whole batch when it is not loaded yet.

@@ -35,17 +35,22 @@ public struct DictionaryFetchRequest: Sendable {
         }
     }
 
+    /// The entity whose rows (and its subentities') are read.
     public var entityName: String
+    /// Which rows to read; nil for all of them.
     public var predicate: ObjectPredicate?
+    /// What each dictionary holds: key paths and aggregates, in order.
     public var columns: [Column]
     /// Key paths whose values form the groups.
     public var groupBy: [String]
     /// Drops repeated rows.
     public var distinct: Bool
     /// By column name or by key path.
-    public var sortDescriptors: [ObjectSortDescriptor]
+    package var sortDescriptors: [ObjectSortDescriptor]
+    /// At most this many dictionaries; nil for all.
     public var limit: Int?
 
+    /// A request for `columns` of the rows of `entityName` matching `predicate`, grouped by `groupBy`.
     public init(entityName: String, predicate: ObjectPredicate? = nil, columns: [Column], groupBy: [String] = [],
                 distinct: Bool = false, sortDescriptors: [ObjectSortDescriptor] = [], limit: Int? = nil) {
         self.entityName = entityName
@@ -137,9 +142,8 @@ struct DictionaryFetchCompiler {
         var statement = SQLFragment("SELECT " + (request.distinct ? "DISTINCT " : "")) + SQLFragment.joined(selections, separator: ", ")
         statement += SQLFragment(" FROM " + compilation.main.fromClause)
         var conditions: [SQLFragment] = []
-        let numbers = entity.hierarchy
-        if numbers.count != model[entity.root].hierarchy.count {
-            conditions.append(SQLFragment("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"))
+        if let filter = entity.rowsCondition(in: model) {
+            conditions.append(SQLFragment(filter))
         }
         if condition != .true { conditions.append("(" + condition.rendered(for: .or) + ")") }
         if !conditions.isEmpty { statement += " WHERE " + SQLFragment.joined(conditions, separator: " AND ") }

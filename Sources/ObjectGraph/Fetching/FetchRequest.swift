@@ -11,10 +11,12 @@ import Foundation
 public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// The entity to fetch; nil means the entity whose class is `Result`.
     public var entityName: String?
+    /// Which objects to fetch; nil for all of them.
     public var predicate: ObjectPredicate?
-    public var sortDescriptors: [ObjectSortDescriptor]
+    package var sortDescriptors: [ObjectSortDescriptor]
     /// At most this many results; nil for all.
     public var fetchLimit: Int?
+    /// How many of the sorted results to skip first.
     public var fetchOffset: Int
     /// Whether unsaved inserts, updates and deletes of the context count (as in Core Data).
     public var includesPendingChanges: Bool
@@ -23,6 +25,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// Relationships to load along with the results, each in one query (`place`, `tags`).
     public var relationshipKeyPathsForPrefetching: [String]
 
+    /// A request for objects of `entityName` (else `Result`'s entity) matching `predicate`, in `sortDescriptors` order.
     public init(entityName: String? = nil, predicate: ObjectPredicate? = nil, sortedBy sortDescriptors: [ObjectSortDescriptor] = [],
                 limit: Int? = nil, offset: Int = 0) {
         self.entityName = entityName

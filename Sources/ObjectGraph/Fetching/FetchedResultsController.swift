@@ -2,18 +2,21 @@ import Foundation
 
 /// A position in sectioned results: a section and an item within it.
 public struct ResultsIndexPath: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public var section: Int
-    public var item: Int
+    package var section: Int
+    package var item: Int
 
+    /// The index path of row `item` in section `section`.
     public init(item: Int, section: Int) {
         self.section = section
         self.item = item
     }
 
+    /// Section first, then row: the order a table view shows them in.
     public static func < (lhs: ResultsIndexPath, rhs: ResultsIndexPath) -> Bool {
         (lhs.section, lhs.item) < (rhs.section, rhs.item)
     }
 
+    /// `[section, item]`.
     public var description: String { "[\(section), \(item)]" }
 }
 
@@ -24,18 +27,19 @@ public struct ResultsIndexPath: Hashable, Sendable, Comparable, CustomStringConv
 /// To apply: delete rows and sections (old positions, highest first), insert sections and rows
 /// (new positions, lowest first), place moves at their new positions, then reload updated rows.
 public struct ResultsChanges: Sendable, Equatable {
-    public var deletedSections: [Int] = []
-    public var insertedSections: [Int] = []
-    public var deletedItems: [ResultsIndexPath] = []
-    public var insertedItems: [ResultsIndexPath] = []
-    public var movedItems: [(from: ResultsIndexPath, to: ResultsIndexPath)] = []
-    public var updatedItems: [ResultsIndexPath] = []
+    package var deletedSections: [Int] = []
+    package var insertedSections: [Int] = []
+    package var deletedItems: [ResultsIndexPath] = []
+    package var insertedItems: [ResultsIndexPath] = []
+    package var movedItems: [(from: ResultsIndexPath, to: ResultsIndexPath)] = []
+    package var updatedItems: [ResultsIndexPath] = []
 
-    public var isEmpty: Bool {
+    package var isEmpty: Bool {
         deletedSections.isEmpty && insertedSections.isEmpty && deletedItems.isEmpty && insertedItems.isEmpty
             && movedItems.isEmpty && updatedItems.isEmpty
     }
 
+    /// Equal when both hold the same section and row changes, moves compared by their index paths.
     public static func == (lhs: ResultsChanges, rhs: ResultsChanges) -> Bool {
         lhs.deletedSections == rhs.deletedSections && lhs.insertedSections == rhs.insertedSections
             && lhs.deletedItems == rhs.deletedItems && lhs.insertedItems == rhs.insertedItems
@@ -60,16 +64,19 @@ public struct ResultsChanges: Sendable, Equatable {
 /// fails is reported to `onError` and kept in `lastError`, never taken for empty results.
 public final class FetchedResultsController<Result: ManagedObject> {
     /// One section: the section key's value as text ("" for none) and its objects.
-    public struct Section {
-        public let name: String
-        public internal(set) var objects: [Result]
-        public var count: Int { objects.count }
+    package struct Section {
+        package let name: String
+        package internal(set) var objects: [Result]
+        package var count: Int { objects.count }
     }
 
+    /// The request whose results the controller keeps.
     public let request: FetchRequest<Result>
+    /// The context the controller fetches in and follows.
     public let context: ObjectContext
+    /// The key path whose value names each object's section; nil for one section.
     public let sectionKeyPath: String?
-    public private(set) var sections: [Section] = []
+    package private(set) var sections: [Section] = []
     /// Called with each non-empty change after the results were refreshed.
     public var onChange: ((ResultsChanges) -> Void)?
     /// Called when refreshing after a change of the context fails (the store could not be
@@ -119,12 +126,14 @@ public final class FetchedResultsController<Result: ManagedObject> {
     }
 
     /// Every object, in order.
-    public var fetchedObjects: [Result] { sections.flatMap(\.objects) }
+    package var fetchedObjects: [Result] { sections.flatMap(\.objects) }
 
+    /// The object at `indexPath` of the last fetch.
     public func object(at indexPath: ResultsIndexPath) -> Result {
         sections[indexPath.section].objects[indexPath.item]
     }
 
+    /// Where `object` is in the last fetch; nil when it is not among the results.
     public func indexPath(for object: Result) -> ResultsIndexPath? {
         for (sectionIndex, section) in sections.enumerated() {
             if let item = section.objects.firstIndex(where: { $0 === object }) {
@@ -134,6 +143,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
         return nil
     }
 
+    /// The sections' names, in order.
     public var sectionNames: [String] { sections.map(\.name) }
 
     // MARK: Following the context

@@ -29,7 +29,7 @@ extension ManagedObject: PredicateKeyValueReadable, PredicateArgument {
     /// - Throws: `PropertyAccessError` when the entity has no property named `key`,
     ///   `ObjectLoadError` when the object or the relationship cannot be loaded (a predicate
     ///   judged on values that never loaded would answer wrongly).
-    public func predicateValue(forKey key: String) throws -> PredicateEvaluationValue {
+    package func predicateValue(forKey key: String) throws -> PredicateEvaluationValue {
         if let slot = entity.attributeSlots[key] {
             try owningContext?.loadFault(self)
             return .value(Self.predicateValue(storedValue(slot: slot), type: entity.attributes[slot].type))
@@ -52,7 +52,7 @@ extension ManagedObject: PredicateKeyValueReadable, PredicateArgument {
     }
 
     /// The object's `ObjectID`.
-    public var predicateObjectReference: PredicateObjectReference { PredicateObjectReference(objectID) }
+    package var predicateObjectReference: PredicateObjectReference { PredicateObjectReference(objectID) }
 
     /// `.object` with the object's ID, for `place == %@`.
     public var predicateValue: PredicateValue { .object(predicateObjectReference) }

@@ -26,7 +26,7 @@ extension ObjectSortDescriptor {
     }
 
     /// `objects` in the order of `descriptors`, reading each object's sort values once.
-    public static func sorted(_ objects: [ManagedObject], by descriptors: [ObjectSortDescriptor]) -> [ManagedObject] {
+    package static func sorted(_ objects: [ManagedObject], by descriptors: [ObjectSortDescriptor]) -> [ManagedObject] {
         let keyed = objects.map { object in (object, descriptors.map { $0.sortValue(of: object) }) }
         return keyed.sorted { lhs, rhs in
             for (index, descriptor) in descriptors.enumerated() {

@@ -19,16 +19,19 @@ public struct ObjectSortDescriptor: Sendable, Hashable, CustomStringConvertible 
         case localized
     }
 
-    public var keyPath: String
+    package var keyPath: String
+    /// Whether smaller values come first.
     public var ascending: Bool
-    public var comparison: Comparison
+    package var comparison: Comparison
 
+    /// Sorts by the key path `keyPath` (through to-ones), comparing strings by `comparison`.
     public init(_ keyPath: String, ascending: Bool = true, comparison: Comparison = .binary) {
         self.keyPath = keyPath
         self.ascending = ascending
         self.comparison = comparison
     }
 
+    /// The key path and the order, with the comparison when it is not binary: `name ascending (caseInsensitive)`.
     public var description: String {
         "\(keyPath) \(ascending ? "ascending" : "descending")\(comparison == .binary ? "" : " (\(comparison.rawValue))")"
     }

@@ -309,9 +309,10 @@ extension PredicateSQLCompilation {
     /// `alias.Z_ENT IN (…)` when the destination's table also holds rows of other entities.
     private func entityFilter(_ destination: Entity, alias: String) -> SQLCondition? {
         let sharing = model.entities.filter { $0.table == destination.table }.count
-        guard destination.hierarchy.count < sharing else { return nil }
-        let numbers = destination.hierarchy.map(String.init).joined(separator: ", ")
-        return .comparison(SQLFragment("\(alias).Z_ENT IN (\(numbers))"), nullable: false)
+        guard let filter = EntityRowFilter.condition(destination.hierarchy, tableEntities: sharing, column: "\(alias).Z_ENT") else {
+            return nil
+        }
+        return .comparison(SQLFragment(filter), nullable: false)
     }
 
     /// A single object as a collection of itself (none when it is NULL), for SUBQUERY.

@@ -82,7 +82,8 @@ enum PredicateSQLCompiler {
 /// catch { print(error) }   // Photo has no attribute or relationship named 'plaec' (key path 'plaec.name')
 /// ```
 public struct FetchRequestError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var message: String
+    package var message: String
+    /// Why the request cannot run, naming the key path or operator at fault.
     public var description: String { message }
 }
 

@@ -11,9 +11,9 @@ import Foundation
 /// hasher.update(Array("a".utf8)); hasher.update(Array("bc".utf8))
 /// let same = hasher.finalize()                         // == digest
 /// ```
-public struct SHA256: Sendable {
+struct SHA256: Sendable {
     /// The length of a digest in bytes.
-    public static let digestByteCount = 32
+    static let digestByteCount = 32
     static let blockByteCount = 64
 
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
@@ -25,24 +25,24 @@ public struct SHA256: Sendable {
     private var totalByteCount: UInt64 = 0
 
     /// A hasher with nothing fed in yet.
-    public init() {
+    init() {
         pending.reserveCapacity(Self.blockByteCount)
     }
 
     /// The digest of `data` in one call.
-    public static func hash(_ data: some Sequence<UInt8>) -> [UInt8] {
+    static func hash(_ data: some Sequence<UInt8>) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(data)
         return hasher.finalize()
     }
 
     /// The digest of `data` in one call, as `Data`.
-    public static func hash(data: Data) -> Data {
+    static func hash(data: Data) -> Data {
         Data(hash(data))
     }
 
     /// Feeds more bytes; any split of the input gives the same digest.
-    public mutating func update(_ data: some Sequence<UInt8>) {
+    mutating func update(_ data: some Sequence<UInt8>) {
         let handled: Void? = data.withContiguousStorageIfAvailable { buffer in
             update(buffer: UnsafeRawBufferPointer(buffer))
         }
@@ -53,12 +53,12 @@ public struct SHA256: Sendable {
     }
 
     /// Feeds the bytes of `data`.
-    public mutating func update(data: Data) {
+    mutating func update(data: Data) {
         data.withUnsafeBytes { update(buffer: $0) }
     }
 
     /// Feeds raw bytes.
-    public mutating func update(buffer: UnsafeRawBufferPointer) {
+    mutating func update(buffer: UnsafeRawBufferPointer) {
         guard buffer.count > 0 else { return }
         totalByteCount &+= UInt64(buffer.count)
         var offset = 0
@@ -82,7 +82,7 @@ public struct SHA256: Sendable {
     /// Pads, compresses the last block and returns the 32-byte digest.
     ///
     /// The hasher is consumed: call it once.
-    public mutating func finalize() -> [UInt8] {
+    mutating func finalize() -> [UInt8] {
         let bitCount = totalByteCount &* 8
         var tail = pending
         tail.append(0x80)
@@ -160,7 +160,7 @@ extension SHA256 {
     /// ```swift
     /// SHA256.hex(SHA256.hash(Array("abc".utf8)))  // "ba7816bf…"
     /// ```
-    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var characters: [UInt8] = []
         for byte in bytes {

@@ -8,9 +8,9 @@ import Foundation
 /// ```swift
 /// let digest = SHA512.hash(Array("abc".utf8))   // 64 bytes
 /// ```
-public struct SHA512: Sendable {
+struct SHA512: Sendable {
     /// The length of a digest in bytes.
-    public static let digestByteCount = 64
+    static let digestByteCount = 64
     static let blockByteCount = 128
 
     private var state: [UInt64] = [
@@ -22,19 +22,19 @@ public struct SHA512: Sendable {
     private var totalByteCount: UInt64 = 0
 
     /// A hasher with nothing fed in yet.
-    public init() {
+    init() {
         pending.reserveCapacity(Self.blockByteCount)
     }
 
     /// The digest of `data` in one call.
-    public static func hash(_ data: some Sequence<UInt8>) -> [UInt8] {
+    static func hash(_ data: some Sequence<UInt8>) -> [UInt8] {
         var hasher = SHA512()
         hasher.update(data)
         return hasher.finalize()
     }
 
     /// Feeds more bytes; any split of the input gives the same digest.
-    public mutating func update(_ data: some Sequence<UInt8>) {
+    mutating func update(_ data: some Sequence<UInt8>) {
         let handled: Void? = data.withContiguousStorageIfAvailable { buffer in
             update(buffer: UnsafeRawBufferPointer(buffer))
         }
@@ -45,7 +45,7 @@ public struct SHA512: Sendable {
     }
 
     /// Feeds raw bytes.
-    public mutating func update(buffer: UnsafeRawBufferPointer) {
+    mutating func update(buffer: UnsafeRawBufferPointer) {
         guard buffer.count > 0 else { return }
         totalByteCount &+= UInt64(buffer.count)
         var offset = 0
@@ -69,7 +69,7 @@ public struct SHA512: Sendable {
     /// Pads, compresses the last block and returns the 64-byte digest.
     ///
     /// The hasher is consumed: call it once.
-    public mutating func finalize() -> [UInt8] {
+    mutating func finalize() -> [UInt8] {
         var tail = pending
         tail.append(0x80)
         while tail.count % Self.blockByteCount != 112 { tail.append(0) }

@@ -15,10 +15,10 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
 
     /// Whether a store can hold the type (a composite through its elements' columns); the
     /// others are for transient attributes.
-    public var isStorable: Bool { self != .undefined && self != .objectID }
+    var isStorable: Bool { self != .undefined && self != .objectID }
 
     /// The column type Core Data declares in its SQLite tables.
-    public var sqlType: String {
+    package var sqlType: String {
         switch self {
         case .boolean, .integer16, .integer32, .integer64: "INTEGER"
         case .double, .float: "FLOAT"
@@ -47,7 +47,7 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
     }
 
     /// The name Xcode's model editor writes (`attributeType="Integer 16"`).
-    public var coreDataName: String {
+    package var coreDataName: String {
         switch self {
         case .string: "String"
         case .boolean: "Boolean"
@@ -68,11 +68,12 @@ public enum AttributeType: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The type Core Data's model files name `coreDataName` (`Integer 16`, `Date`, …); nil for an unknown name.
     public init?(coreDataName: String) {
         guard let type = AttributeType.allCases.first(where: { $0.coreDataName == coreDataName }) else { return nil }
         self = type
     }
 
     /// True for the integer and boolean types.
-    public var isInteger: Bool { columnGroup == 0 }
+    var isInteger: Bool { columnGroup == 0 }
 }

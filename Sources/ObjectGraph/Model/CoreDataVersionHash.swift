@@ -29,11 +29,11 @@ import Foundation
 /// ```swift
 /// let hashes = try CoreDataVersionHash.entityHashes(of: descriptions)   // == NSStoreModelVersionHashes
 /// ```
-public enum CoreDataVersionHash {
+package enum CoreDataVersionHash {
     /// Every entity's version hash by name.
     ///
     /// - Throws: `ModelError` when a parent is missing or entities inherit in a cycle.
-    public static func entityHashes(of descriptions: [EntityDescription]) throws -> [String: Data] {
+    package static func entityHashes(of descriptions: [EntityDescription]) throws -> [String: Data] {
         let byName = Dictionary(descriptions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var computed: [String: Data] = [:]
         for description in descriptions {
@@ -47,7 +47,7 @@ public enum CoreDataVersionHash {
     ///
     /// Verified on the MoneyWell store. Names are ordered by UTF-16 code units, which is what
     /// Foundation's ordering gives for the ASCII names Core Data models use.
-    public static func hashesDigest(_ hashes: [String: Data]) -> Data {
+    package static func hashesDigest(_ hashes: [String: Data]) -> Data {
         var hasher = SHA512()
         for name in hashes.keys.sorted(by: utf16Precedes) {
             hasher.update(Array(name.utf8))
@@ -60,7 +60,7 @@ public enum CoreDataVersionHash {
     /// names themselves left out), written base64-encoded by the newest Core Data.
     ///
     /// Verified on CoreDataPlus's `SampleModel2_V1.sqlite` and `SampleModel2_V2.sqlite`.
-    public static func hashesChecksum(_ hashes: [String: Data]) -> Data {
+    static func hashesChecksum(_ hashes: [String: Data]) -> Data {
         var hasher = SHA256()
         for name in hashes.keys.sorted(by: utf16Precedes) {
             if let hash = hashes[name] { hasher.update(hash) }
@@ -69,7 +69,7 @@ public enum CoreDataVersionHash {
     }
 
     /// The version hash of a property's common part: name, flags, modifier.
-    public static func propertyHash(name: String, isOptional: Bool, isTransient: Bool,
+    static func propertyHash(name: String, isOptional: Bool, isTransient: Bool,
                                     isReadOnly: Bool = false, versionHashModifier: String?) -> Data {
         var hasher = SHA256()
         hasher.update(Array(name.utf8))
@@ -82,7 +82,7 @@ public enum CoreDataVersionHash {
     }
 
     /// An attribute's version hash.
-    public static func attributeHash(_ attribute: AttributeDescription) -> Data {
+    package static func attributeHash(_ attribute: AttributeDescription) -> Data {
         if let expression = attribute.derivationExpression {
             // The framework hashes a derived attribute's NSExpression.predicateFormat and drops
             // the common part (checked on CoreDataPlus's SampleModel2 stores).
@@ -112,7 +112,7 @@ public enum CoreDataVersionHash {
 
     /// A relationship's version hash as seen from `entity` (which declares or inherits it),
     /// among the entities `byName`.
-    public static func relationshipHash(_ relationship: RelationshipDescription, of entity: EntityDescription,
+    package static func relationshipHash(_ relationship: RelationshipDescription, of entity: EntityDescription,
                                         in byName: [String: EntityDescription]) -> Data {
         var hasher = SHA256()
         hasher.update(propertyHash(name: relationship.name, isOptional: relationship.isOptional,
@@ -133,7 +133,7 @@ public enum CoreDataVersionHash {
     /// a key path ending in `@count` into the function `count:`, and one ending in `@sum` or
     /// `@total` into `sum:` (`NSDerivedAttributeDescription.setDerivationExpression:`), so
     /// `pages.@count` is hashed as `count:(pages)`. Anything else is hashed as written.
-    public static func canonicalDerivationExpression(_ expression: String) -> String {
+    static func canonicalDerivationExpression(_ expression: String) -> String {
         let trimmed = expression.trimmingCharacters(in: .whitespaces)
         for (suffix, function) in [(".@count", "count:"), (".@sum", "sum:"), (".@total", "sum:")] where trimmed.hasSuffix(suffix) {
             let path = String(trimmed.dropLast(suffix.count))
@@ -247,7 +247,7 @@ public enum CoreDataVersionHash {
 
 extension AttributeType {
     /// Core Data's `NSAttributeType` raw value, which version hashes feed in.
-    public var coreDataTypeCode: Int {
+    var coreDataTypeCode: Int {
         switch self {
         case .integer16: 100
         case .integer32: 200

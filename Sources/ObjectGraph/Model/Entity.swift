@@ -6,17 +6,19 @@ import SQLiteDB
 /// A class, not a struct: saving and faulting look attributes up for every object, and copying
 /// a struct out of the entity's array retained each of its strings every time.
 public final class EntityAttribute: Sendable {
-    public let declaration: AttributeDescription
+    package let declaration: AttributeDescription
     /// Index into an object's attribute values.
-    public let slot: Int
+    package let slot: Int
     /// The column in the hierarchy's table; nil for transient attributes.
     public let column: String?
     /// The number of the entity that declares it (an ancestor for inherited attributes).
-    public let declaringEntity: Int
+    package let declaringEntity: Int
     /// For an element of a composite attribute, the composite's name: the element's own name is
     /// its path from there (`location.latitude`).
     public let composite: String?
+    /// The attribute's name (a composite's element: its path).
     public var name: String { declaration.name }
+    /// The attribute's type.
     public var type: AttributeType { declaration.type }
 
     init(declaration: AttributeDescription, slot: Int, column: String?, declaringEntity: Int, composite: String? = nil) {
@@ -30,14 +32,15 @@ public final class EntityAttribute: Sendable {
 
 /// A composite attribute of an entity: its declaration (with its elements) and who declares it.
 public struct EntityComposite: Sendable {
-    public let declaration: AttributeDescription
+    package let declaration: AttributeDescription
     /// The number of the entity that declares it (an ancestor for an inherited composite).
-    public let declaringEntity: Int
+    package let declaringEntity: Int
+    /// The composite's name.
     public var name: String { declaration.name }
 }
 
 /// How a relationship is kept in SQLite, in Core Data's layout.
-public enum RelationshipStorage: Sendable, Equatable {
+package enum RelationshipStorage: Sendable, Equatable {
     /// A to-one: the target's primary key in `column`; `entityColumn` holds the target's `Z_ENT`
     /// when the destination has subentities.
     case foreignKey(column: String, entityColumn: String?)
@@ -51,19 +54,21 @@ public enum RelationshipStorage: Sendable, Equatable {
 
 /// A resolved relationship (a class for the reason given at `EntityAttribute`).
 public final class EntityRelationship: Sendable {
-    public let declaration: RelationshipDescription
+    package let declaration: RelationshipDescription
     /// Position in the entity's `relationships`.
     public let index: Int
     /// Index into an object's to-one or to-many storage, depending on `isToMany`.
-    public let slot: Int
+    package let slot: Int
     /// The destination entity's number.
     public let destination: Int
     /// The inverse's position in the destination's `relationships`, if there is an inverse.
-    public let inverseIndex: Int?
-    public let storage: RelationshipStorage
-    public let declaringEntity: Int
+    package let inverseIndex: Int?
+    package let storage: RelationshipStorage
+    package let declaringEntity: Int
+    /// The relationship's name.
     public var name: String { declaration.name }
-    public let isToMany: Bool
+    package let isToMany: Bool
+    /// What deleting the source does to the destination objects.
     public var deleteRule: DeleteRule { declaration.deleteRule }
 
     init(declaration: RelationshipDescription, index: Int, slot: Int, destination: Int, inverseIndex: Int?,
@@ -89,39 +94,42 @@ enum WrapperTarget: Sendable {
 /// An entity of a resolved model: numbered as Core Data numbers it, with every inherited
 /// property, its table and columns.
 public final class Entity: Sendable, CustomStringConvertible {
+    /// The entity's name, unique in the model.
     public let name: String
     /// Core Data's entity number (`Z_ENT`): depth first, alphabetical among siblings, from 1.
     public let number: Int
+    /// Whether only subentities have objects.
     public let isAbstract: Bool
+    /// The parent entity's number; nil for a root.
     public let parent: Int?
-    public let root: Int
+    package let root: Int
     /// Direct subentities' numbers.
-    public let subentities: [Int]
+    package let subentities: [Int]
     /// This entity's number and every descendant's: the `Z_ENT` values a fetch includes.
-    public let hierarchy: [Int]
+    package let hierarchy: [Int]
     /// All attributes, inherited first. A composite attribute appears as its leaf elements, each
     /// with a slot and a column of its own and named by its path (`location.latitude`).
     public let attributes: [EntityAttribute]
     /// The composite attributes as declared (inherited first): their elements' values are in
     /// `attributes`.
-    public let composites: [EntityComposite]
+    package let composites: [EntityComposite]
     /// Named fetch indexes this entity declares (not inherited ones), as declared.
     public let fetchIndexes: [FetchIndexDescription]
     /// All relationships, inherited first.
     public let relationships: [EntityRelationship]
-    public let toOneCount: Int
-    public let toManyCount: Int
+    let toOneCount: Int
+    let toManyCount: Int
     /// Uniqueness constraints as attribute slots.
     public let uniquenessConstraints: [[Int]]
     /// The fetch indexes this entity declares (not its ancestors'), resolved to its table's
     /// columns as the store keeps them (`Z_<Entity>_<name>`).
-    public let storedFetchIndexes: [FetchIndex]
+    let storedFetchIndexes: [FetchIndex]
     /// The table of this entity's hierarchy (`Z` + the root entity's name in capitals).
     public let table: String
-    public let renamingIdentifier: String?
+    package let renamingIdentifier: String?
     /// A SHA-256 over the entity's definition; equal hashes mean the same schema.
     public let versionHash: Data
-    public let objectClass: ManagedObject.Type
+    let objectClass: ManagedObject.Type
     let attributeSlots: [String: Int]
     /// Composite attributes and the composites nested in them, by path (`size`, `size.inner`):
     /// the key paths that lead to elements.
@@ -191,11 +199,12 @@ public final class Entity: Sendable, CustomStringConvertible {
         }.map(\.index)
     }
 
+    /// The attribute named `name`, inherited ones included; nil when there is none.
     public func attribute(named name: String) -> EntityAttribute? {
         attributeSlots[name].map { attributes[$0] }
     }
 
-    public func relationship(named name: String) -> EntityRelationship? {
+    package func relationship(named name: String) -> EntityRelationship? {
         relationshipIndexes[name].map { relationships[$0] }
     }
 
@@ -213,7 +222,8 @@ public final class Entity: Sendable, CustomStringConvertible {
     }
 
     /// True when `number` is this entity or one of its descendants.
-    public func includes(_ number: Int) -> Bool { hierarchy.contains(number) }
+    package func includes(_ number: Int) -> Bool { hierarchy.contains(number) }
 
+    /// The name, number and table, for messages.
     public var description: String { "\(name) (entity \(number), table \(table))" }
 }

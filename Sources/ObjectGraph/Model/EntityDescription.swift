@@ -19,25 +19,27 @@ public enum DeleteRule: String, Sendable, Codable {
 /// AttributeDescription(name: "title", type: .string, isOptional: true)
 /// ```
 public struct AttributeDescription: Sendable, Equatable {
+    /// The attribute's name, unique in its entity and its ancestors.
     public var name: String
+    /// What the attribute holds.
     public var type: AttributeType
-    public var isOptional: Bool
+    package var isOptional: Bool
     /// The default in stored form (see `AttributeValue.storedValue`), applied to new objects
     /// and, by migration, to existing rows.
-    public var defaultValue: SQLiteValue?
-    public var isIndexed: Bool
+    package var defaultValue: SQLiteValue?
+    package var isIndexed: Bool
     /// Shorthand for a uniqueness constraint on this attribute alone.
-    public var isUnique: Bool
+    package var isUnique: Bool
     /// Transient attributes live in memory only and have no column.
-    public var isTransient: Bool
+    package var isTransient: Bool
     /// The attribute's name in the model it migrates from, when it was renamed.
-    public var renamingIdentifier: String?
+    package var renamingIdentifier: String?
     /// Core Data's `versionHashModifier`: changes the version hash without changing the schema.
-    public var versionHashModifier: String?
+    package var versionHashModifier: String?
     /// Core Data's "Allows External Storage" (large values in files beside the store).
-    public var allowsExternalBinaryDataStorage: Bool
+    package var allowsExternalBinaryDataStorage: Bool
     /// Core Data's "Preserve After Deletion": the value is kept in persistent history.
-    public var preservesValueInHistoryOnDeletion: Bool
+    package var preservesValueInHistoryOnDeletion: Bool
     /// A derived attribute's expression (`canonical:(title)`, `tags.@count`), as the model file
     /// writes it; nil for an ordinary attribute.
     public var derivationExpression: String?
@@ -49,6 +51,7 @@ public struct AttributeDescription: Sendable, Equatable {
     /// hash: Core Data has no such flag, and the index is not a table of the model.
     public var isSearchable: Bool
 
+    /// An attribute with these options; optional and without a default unless told.
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: SQLiteValue? = nil,
                 isIndexed: Bool = false, isUnique: Bool = false, isTransient: Bool = false,
                 renamingIdentifier: String? = nil, versionHashModifier: String? = nil,
@@ -73,7 +76,7 @@ public struct AttributeDescription: Sendable, Equatable {
 
     /// A composite's leaf elements, depth first, each named by its path from the composite
     /// (`location.latitude`, `size.inner.width`); empty for any other type.
-    public var flattenedElements: [AttributeDescription] {
+    var flattenedElements: [AttributeDescription] {
         elements.flatMap { element -> [AttributeDescription] in
             var leaves = element.type == .composite ? element.flattenedElements : [element]
             for index in leaves.indices { leaves[index].name = name + "." + leaves[index].name }
@@ -88,6 +91,7 @@ public struct AttributeDescription: Sendable, Equatable {
 /// RelationshipDescription(name: "place", destination: "Place", inverse: "photos")
 /// ```
 public struct RelationshipDescription: Sendable, Equatable {
+    /// The relationship's name, unique in its entity and its ancestors.
     public var name: String
     /// The destination entity's name.
     public var destination: String
@@ -95,18 +99,19 @@ public struct RelationshipDescription: Sendable, Equatable {
     /// without an inverse is kept as Core Data keeps it: the destination's table holds the
     /// owner's key in a column of its own, `Z<owner entity number><NAME>`.
     public var inverse: String?
-    public var isToMany: Bool
+    package var isToMany: Bool
     /// Ordered to-many relationships are read like unordered ones.
-    public var isOrdered: Bool
+    package var isOrdered: Bool
+    /// What deleting the source does to the destination objects.
     public var deleteRule: DeleteRule
-    public var isOptional: Bool
+    package var isOptional: Bool
     /// Fewest related objects a to-many allows (0: no minimum).
     public var minCount: Int
     /// Most related objects a to-many allows (0: no maximum).
     public var maxCount: Int
-    public var renamingIdentifier: String?
+    package var renamingIdentifier: String?
     /// Core Data's `versionHashModifier`.
-    public var versionHashModifier: String?
+    package var versionHashModifier: String?
     /// For a many-to-many read from an existing store: its join table as the store names it,
     /// with this side's keys in `sourceColumn`. Nil: the table Core Data's rules name.
     public var storedJoinTable: ObjectModel.JoinTable.Layout?
@@ -115,6 +120,7 @@ public struct RelationshipDescription: Sendable, Equatable {
     /// one. Not part of the version hash (see `AttributeDescription.isSearchable`).
     public var searchableAttribute: String?
 
+    /// A relationship to `destination` (an entity's name) with `inverse` on the other side.
     public init(name: String, destination: String, inverse: String?, isToMany: Bool = false,
                 isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
                 minCount: Int = 0, maxCount: Int = 0, renamingIdentifier: String? = nil,
@@ -160,9 +166,11 @@ public struct FetchIndexDescription: Sendable, Equatable, Hashable {
         public var property: String?
         /// An expression indexed instead of a property, as the model file writes it.
         public var expression: String?
+        /// The kind of index: binary (B-tree) or R-tree.
         public var type: ElementType
-        public var isAscending: Bool
+        package var isAscending: Bool
 
+        /// An element over `property` (or `expression`), of index `type`, in `isAscending` order.
         public init(property: String?, expression: String? = nil, type: ElementType = .binary, isAscending: Bool = true) {
             self.property = property
             self.expression = expression
@@ -173,15 +181,17 @@ public struct FetchIndexDescription: Sendable, Equatable, Hashable {
 
     /// The name the model gives it (`byMakerAndNumberPlate`).
     public var name: String
+    /// Its elements, in index order.
     public var elements: [Element]
 
+    /// A fetch index named `name` over `elements`.
     public init(name: String, elements: [Element]) {
         self.name = name
         self.elements = elements
     }
 
     /// The properties indexed, in order (expression elements left out).
-    public var propertyNames: [String] { elements.compactMap(\.property) }
+    package var propertyNames: [String] { elements.compactMap(\.property) }
 }
 
 /// An entity as declared, before the model resolves it; the programmatic way to build a model.
@@ -194,12 +204,15 @@ public struct FetchIndexDescription: Sendable, Equatable, Hashable {
 /// let model = try ObjectModel(entities: [ebook])
 /// ```
 public struct EntityDescription: Sendable {
+    /// The entity's name, unique in the model.
     public var name: String
     /// The parent entity's name, for inheritance (one table per hierarchy, as Core Data does).
     public var parent: String?
+    /// Whether only subentities have objects.
     public var isAbstract: Bool
     /// This entity's own attributes (not its parent's).
     public var attributes: [AttributeDescription]
+    /// This entity's own relationships (not its parent's).
     public var relationships: [RelationshipDescription]
     /// Each constraint lists attribute names whose values together are unique.
     public var uniquenessConstraints: [[String]]
@@ -210,15 +223,16 @@ public struct EntityDescription: Sendable {
     /// this entity: what the store's `CREATE INDEX Z_<Entity>_<name>` statements are made from.
     public var fetchIndexes: [FetchIndexDescription]
     /// The class for instances; `ManagedObject` itself when the model was built from data.
-    public var objectClass: ManagedObject.Type
+    var objectClass: ManagedObject.Type
     /// The entity's name in the model it migrates from, when it was renamed.
-    public var renamingIdentifier: String?
+    package var renamingIdentifier: String?
     /// Core Data's `versionHashModifier`.
-    public var versionHashModifier: String?
+    package var versionHashModifier: String?
     /// For classes with property wrappers: the property name of each wrapper, by the order in
     /// which an instance initialises them.
     var wrapperOrder: [String]
 
+    /// An entity description; the model resolves parents, inverses and numbers when it is built.
     public init(name: String, parent: String? = nil, isAbstract: Bool = false,
                 attributes: [AttributeDescription] = [], relationships: [RelationshipDescription] = [],
                 uniquenessConstraints: [[String]] = [], indexes: [[String]] = [],
@@ -241,8 +255,8 @@ public struct EntityDescription: Sendable {
 }
 
 /// A model that cannot be built, with what is wrong and where.
-public struct ModelError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { "Invalid model: \(message)" }
+package struct ModelError: Error, CustomStringConvertible, Sendable, Equatable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { "Invalid model: \(message)" }
 }

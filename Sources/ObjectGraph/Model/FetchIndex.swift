@@ -7,14 +7,14 @@ import Foundation
 /// // Car declares byMakerAndNumberPlate on maker, numberPlate:
 /// model.entity(named: "Car")?.fetchIndexes.first?.name      // "byMakerAndNumberPlate"
 /// ```
-public struct FetchIndex: Sendable, Equatable {
-    public struct Element: Sendable, Equatable {
+package struct FetchIndex: Sendable, Equatable {
+    package struct Element: Sendable, Equatable {
         /// The attribute or to-one relationship indexed.
-        public let property: String
-        public let column: String
-        public let isAscending: Bool
+        package let property: String
+        package let column: String
+        package let isAscending: Bool
 
-        public init(property: String, column: String, isAscending: Bool = true) {
+        package init(property: String, column: String, isAscending: Bool = true) {
             self.property = property
             self.column = column
             self.isAscending = isAscending
@@ -22,10 +22,10 @@ public struct FetchIndex: Sendable, Equatable {
     }
 
     /// The index's name in the model (the store's index is `Z_<Entity>_<name>`).
-    public let name: String
-    public let elements: [Element]
+    package let name: String
+    package let elements: [Element]
 
-    public init(name: String, elements: [Element]) {
+    package init(name: String, elements: [Element]) {
         self.name = name
         self.elements = elements
     }
@@ -34,7 +34,7 @@ public struct FetchIndex: Sendable, Equatable {
     /// compound indexes): `compoundIndex`, `compoundIndex1`, `compoundIndex2`…, the names Xcode
     /// gives them when it converts a model to fetch indexes (Apple's Photos store keeps
     /// `Z_AssetAnalysisState_compoundIndex` and `…_compoundIndex1`).
-    public static func unnamedIndexName(position: Int) -> String {
+    package static func unnamedIndexName(position: Int) -> String {
         position == 0 ? "compoundIndex" : "compoundIndex\(position)"
     }
 

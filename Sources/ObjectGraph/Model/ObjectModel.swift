@@ -13,11 +13,11 @@ public final class ObjectModel: Sendable {
     /// Many-to-many join tables, each once.
     public let joinTables: [JoinTable]
     /// The hidden key columns of to-many relationships without an inverse, in column order.
-    public let hiddenKeys: [HiddenKey]
+    let hiddenKeys: [HiddenKey]
     /// A name for this version of the model, written to store metadata.
     public let versionIdentifier: String
     /// The full-text search indexes its searchable properties ask for, one per table.
-    public let searchIndexes: [SearchIndex]
+    package let searchIndexes: [SearchIndex]
     private let tableColumns: [String: [Column]]
     private let entityNumbers: [String: Int]
     private let classEntities: [ObjectIdentifier: Int]
@@ -27,20 +27,23 @@ public final class ObjectModel: Sendable {
 
     /// A many-to-many join table: `Z_<n><RELATIONSHIP>`.
     public struct JoinTable: Sendable, Equatable {
+        /// The join table's name, `Z_<n><RELATIONSHIP>`.
         public let name: String
         /// Holds the owning side's keys.
-        public let sourceColumn: String
+        package let sourceColumn: String
         /// Holds the other side's keys.
-        public let destinationColumn: String
-        public let sourceEntity: Int
-        public let relationship: String
+        package let destinationColumn: String
+        let sourceEntity: Int
+        package let relationship: String
 
         /// A join table's names, as a store has them.
         public struct Layout: Sendable, Equatable {
+            /// The join table's name.
             public var name: String
-            public var sourceColumn: String
-            public var destinationColumn: String
+            package var sourceColumn: String
+            package var destinationColumn: String
 
+            /// A layout with these names.
             public init(name: String, sourceColumn: String, destinationColumn: String) {
                 self.name = name
                 self.sourceColumn = sourceColumn
@@ -50,7 +53,7 @@ public final class ObjectModel: Sendable {
 
         /// The destination column of a relationship that is its own inverse (Core Data's
         /// `Z_45MERGECANDIDATES (Z_45MERGECANDIDATES, REFLEXIVE)`): each pair is kept both ways.
-        public static let reflexiveColumn = "REFLEXIVE"
+        package static let reflexiveColumn = "REFLEXIVE"
     }
 
     /// The column Core Data adds to a destination's table for a to-many relationship without an
@@ -66,8 +69,8 @@ public final class ObjectModel: Sendable {
         /// `Z<n><NAME>`.
         public let column: String
         /// The entity declaring the to-many relationship.
-        public let sourceEntity: Int
-        public let relationship: String
+        let sourceEntity: Int
+        package let relationship: String
 
         /// The name its links go by in a save (a join table's are its table's name).
         var linkName: String { table + "." + column }
@@ -75,6 +78,7 @@ public final class ObjectModel: Sendable {
 
     /// A property column of a hierarchy table.
     public struct Column: Sendable, Equatable {
+        /// The column's name, `Z<PROPERTY>`.
         public let name: String
         /// `INTEGER`, `FLOAT`, `TIMESTAMP`, `DECIMAL`, `VARCHAR` or `BLOB`.
         public let type: String
@@ -133,6 +137,7 @@ public final class ObjectModel: Sendable {
         try self.init(classes: classes, versionIdentifier: versionIdentifier)
     }
 
+    /// A model of the entity classes `classes`, read by reflection, with `versionIdentifier` recorded in stores.
     public convenience init(classes: [ManagedObject.Type], versionIdentifier: String = "") throws {
         var all: [ManagedObject.Type] = []
         for type in classes {
@@ -149,6 +154,7 @@ public final class ObjectModel: Sendable {
                       versionIdentifier: versionIdentifier)
     }
 
+    /// The entity named `name`; nil when the model has none.
     public func entity(named name: String) -> Entity? {
         entityNumbers[name].map { entities[$0 - 1] }
     }
@@ -166,10 +172,10 @@ public final class ObjectModel: Sendable {
     subscript(number: Int) -> Entity { entities[number - 1] }
 
     /// The root entities, in number order.
-    public var rootEntities: [Entity] { entities.filter { $0.parent == nil } }
+    package var rootEntities: [Entity] { entities.filter { $0.parent == nil } }
 
     /// Entity name → version hash, as `NSStoreModelVersionHashes` records them.
-    public var versionHashes: [String: Data] {
+    package var versionHashes: [String: Data] {
         Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.versionHash) })
     }
 }

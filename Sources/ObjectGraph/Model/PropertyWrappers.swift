@@ -55,6 +55,7 @@ public struct Attribute<Value: AttributeValue> {
         }
     }
 
+    /// Unavailable: the property is read through the enclosing object (the static subscript).
     @available(*, unavailable, message: "@Attribute can only be used in ManagedObject subclasses")
     public var wrappedValue: Value {
         get { preconditionFailure("unreachable") }
@@ -66,6 +67,7 @@ public struct Attribute<Value: AttributeValue> {
     // the storage key path is then a literal the optimiser turns into a plain field read, where
     // a generic call would walk it at run time on every access.
     @inlinable @inline(__always)
+    /// Reads and writes the attribute of `object`, through its storage; what an `@Attribute` property compiles to.
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -97,25 +99,33 @@ public protocol RelationshipValue {
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
+    /// The destination's class.
     public static var destinationType: ManagedObject.Type { Wrapped.self }
+    /// False: an optional object is a to-one.
     public static var isToMany: Bool { false }
     // Inlinable so that a property's getter is specialized for its class (no generic calls).
+    /// The to-one's object, loading it when needed; nil when there is none.
     @inlinable
     public static func read(_ object: ManagedObject, index: Int) -> Wrapped? {
         guard let target = object.toOneObject(index: index) else { return nil }
         return downcast(target, to: Wrapped.self)
     }
+    /// Sets the to-one of `object` to this value, keeping the inverse in step.
     public func write(to object: ManagedObject, index: Int) throws {
         try object.owningContext?.setToOne(of: object, index: index, to: self)
     }
 }
 
 extension Set: RelationshipValue where Element: ManagedObject {
+    /// The destination's class.
     public static var destinationType: ManagedObject.Type { Element.self }
+    /// True: a set of objects is a to-many.
     public static var isToMany: Bool { true }
+    /// The to-many's objects, loading them when needed.
     public static func read(_ object: ManagedObject, index: Int) -> Set<Element> {
         Set(object.toManyObjects(index: index).compactMap { downcast($0, to: Element.self) })
     }
+    /// Replaces the to-many of `object` with this set, keeping the inverses in step.
     public func write(to object: ManagedObject, index: Int) throws {
         try object.owningContext?.setToMany(of: object, index: index, to: self)
     }
@@ -158,6 +168,7 @@ public struct Relationship<Value: RelationshipValue> {
         }
     }
 
+    /// Unavailable: the property is read through the enclosing object (the static subscript).
     @available(*, unavailable, message: "@Relationship can only be used in ManagedObject subclasses")
     public var wrappedValue: Value {
         get { preconditionFailure("unreachable") }
@@ -167,6 +178,7 @@ public struct Relationship<Value: RelationshipValue> {
 
     // Inlinable for the reason given at `Attribute`'s subscript.
     @inlinable @inline(__always)
+    /// Reads and writes the relationship of `object`; what a `@Relationship` property compiles to.
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,

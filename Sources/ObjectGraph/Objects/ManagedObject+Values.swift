@@ -2,9 +2,9 @@ import Foundation
 import SQLiteDB
 
 /// Errors raised by dynamic (by-name) access to an object's properties.
-public struct PropertyAccessError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var message: String
-    public var description: String { message }
+package struct PropertyAccessError: Error, CustomStringConvertible, Sendable, Equatable {
+    package var message: String
+    package var description: String { message }
 }
 
 extension ManagedObject {
@@ -42,7 +42,7 @@ extension ManagedObject {
     /// try ebook.setStoredValue(.text("Moby Dick"), forKey: "title")
     /// ```
     /// - Throws: `PropertyAccessError` for an unknown key or a value the attribute cannot hold.
-    public func setStoredValue(_ value: SQLiteValue, forKey key: String) throws {
+    package func setStoredValue(_ value: SQLiteValue, forKey key: String) throws {
         guard let slot = entity.attributeSlots[key] else {
             throw PropertyAccessError(message: "\(entity.name) has no attribute named \(key)")
         }
@@ -161,7 +161,7 @@ extension ManagedObject {
     }
 
     /// Sets a to-one relationship by name, keeping the inverse in step.
-    public func setObject(_ object: ManagedObject?, forKey key: String) throws {
+    package func setObject(_ object: ManagedObject?, forKey key: String) throws {
         guard let index = entity.relationshipIndexes[key], !entity.relationships[index].isToMany else {
             throw PropertyAccessError(message: "\(entity.name) has no to-one relationship named \(key)")
         }
@@ -169,7 +169,7 @@ extension ManagedObject {
     }
 
     /// Replaces the members of a to-many relationship by name, keeping inverses in step.
-    public func setObjects(_ objects: [ManagedObject], forKey key: String) throws {
+    package func setObjects(_ objects: [ManagedObject], forKey key: String) throws {
         guard let index = entity.relationshipIndexes[key], entity.relationships[index].isToMany else {
             throw PropertyAccessError(message: "\(entity.name) has no to-many relationship named \(key)")
         }
@@ -177,7 +177,7 @@ extension ManagedObject {
     }
 
     /// Adds one object to a to-many relationship by name.
-    public func addObject(_ object: ManagedObject, forKey key: String) throws {
+    package func addObject(_ object: ManagedObject, forKey key: String) throws {
         guard let index = entity.relationshipIndexes[key], entity.relationships[index].isToMany else {
             throw PropertyAccessError(message: "\(entity.name) has no to-many relationship named \(key)")
         }
@@ -185,7 +185,7 @@ extension ManagedObject {
     }
 
     /// Removes one object from a to-many relationship by name.
-    public func removeObject(_ object: ManagedObject, forKey key: String) throws {
+    func removeObject(_ object: ManagedObject, forKey key: String) throws {
         guard let index = entity.relationshipIndexes[key], entity.relationships[index].isToMany else {
             throw PropertyAccessError(message: "\(entity.name) has no to-many relationship named \(key)")
         }

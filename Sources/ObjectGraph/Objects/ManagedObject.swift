@@ -94,8 +94,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var committedValues: [SQLiteValue]?
     @exclusivity(unchecked) var committedToOne: [ObjectID?]?
     /// True while the attributes have not been loaded.
-    @exclusivity(unchecked) public internal(set) var isFault: Bool
+    @exclusivity(unchecked) package internal(set) var isFault: Bool
+    /// True from insertion until the save that writes the object.
     public internal(set) var isInserted = false
+    /// True from `delete(_:)` until the save that removes the row (or a rollback).
     public internal(set) var isDeleted = false
     /// True when the object is registered as changed (it may turn out to hold its old values).
     var isMarkedUpdated = false
@@ -153,10 +155,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// True when the object has unsaved changes.
     public var hasChanges: Bool { isInserted || isDeleted || isMarkedUpdated }
 
+    /// Identity: one instance per row and context.
     public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
 
+    /// Hashes the instance's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
+    /// `<Entity p12>` (`t` for a temporary key, ` fault` while a fault), for messages; subclasses may say more.
     open var description: String {
         "<\(entity.name) \(objectID.isTemporary ? "t\(-objectID.primaryKey)" : "p\(objectID.primaryKey)")\(isFault ? " fault" : "")>"
     }
@@ -169,7 +174,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// Loads the attributes now if the object is a fault.
-    public final func fireFault() { fireFaultIfNeeded() }
+    final func fireFault() { fireFaultIfNeeded() }
 
     /// Called when the object is turned back into a fault; unsaved changes are dropped.
     final func turnIntoFault() {

@@ -14,32 +14,36 @@ import Synchronization
 /// ```
 public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The entity number (`Z_ENT`) of the object's own entity.
-    public let entityNumber: Int
+    package let entityNumber: Int
     /// `Z_PK` once saved; negative while temporary.
-    public let primaryKey: Int64
+    package let primaryKey: Int64
 
+    /// The ID of row `primaryKey` of entity `entityNumber`.
     public init(entityNumber: Int, primaryKey: Int64) {
         self.entityNumber = entityNumber
         self.primaryKey = primaryKey
     }
 
-    public var isTemporary: Bool { primaryKey < 0 }
+    package var isTemporary: Bool { primaryKey < 0 }
 
     // One word into the hasher instead of two: IDs are hashed on every registry lookup and
     // relationship change. Equal IDs give equal words; unequal ones rarely collide.
+    /// Hashes the entity and key as one word.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(UInt64(bitPattern: primaryKey) ^ (UInt64(truncatingIfNeeded: entityNumber) &<< 48))
     }
 
+    /// The entity number and key, with `t` for a temporary ID.
     public var description: String {
         isTemporary ? "<entity \(entityNumber) t\(-primaryKey)>" : "<entity \(entityNumber) p\(primaryKey)>"
     }
 
     /// Core Data's URI form: `x-coredata://<store UUID>/<Entity>/p<key>` (`t` for temporary IDs).
-    public func uriRepresentation(storeUUID: String, entityName: String) -> String {
+    package func uriRepresentation(storeUUID: String, entityName: String) -> String {
         "x-coredata://\(storeUUID)/\(entityName)/\(isTemporary ? "t\(-primaryKey)" : "p\(primaryKey)")"
     }
 
+    /// By entity number, then key: a stable order for IDs.
     public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
         (lhs.entityNumber, lhs.primaryKey) < (rhs.entityNumber, rhs.primaryKey)
     }

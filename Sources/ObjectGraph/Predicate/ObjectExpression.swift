@@ -32,7 +32,7 @@ public indirect enum ObjectExpression: Sendable, Hashable {
     case subquery(collection: ObjectExpression, variable: String, predicate: ObjectPredicate)
 
     /// `SELF`, the evaluated object.
-    public static var evaluatedObject: ObjectExpression { .keyPath([]) }
+    package static var evaluatedObject: ObjectExpression { .keyPath([]) }
 
     /// A constant from any argument value: `.value("Lisbon")`, `.value(date)`.
     public static func value(_ value: some PredicateArgument) -> ObjectExpression {

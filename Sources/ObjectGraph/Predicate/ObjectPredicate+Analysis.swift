@@ -10,7 +10,7 @@ extension ObjectPredicate {
     /// let predicate = try ObjectPredicate(format: "SUBQUERY(tags, $t, $t.name == 'sea').@count > 0 AND place.name == 'Lisbon'")
     /// predicate.keyPaths   // [["tags"], ["tags", "name"], ["place", "name"]]
     /// ```
-    public var keyPaths: [[String]] {
+    package var keyPaths: [[String]] {
         var collector = KeyPathCollector()
         collector.visit(self, bindings: [:])
         return collector.paths
@@ -22,7 +22,7 @@ extension ObjectPredicate {
     /// ```swift
     /// try ObjectPredicate(format: "title == $TITLE").variableNames   // ["TITLE"]
     /// ```
-    public var variableNames: Set<String> {
+    package var variableNames: Set<String> {
         var names = Set<String>()
         forEachFreeVariable { names.insert($0) }
         return names

@@ -33,15 +33,15 @@ public indirect enum ObjectPredicate: Sendable, Hashable {
 /// ```
 public struct PredicateComparison: Sendable, Hashable {
     /// The left operand; a modifier quantifies over it when it is a collection.
-    public var lhs: ObjectExpression
+    package var lhs: ObjectExpression
     /// The operator.
-    public var comparisonOperator: ComparisonOperator
+    package var comparisonOperator: ComparisonOperator
     /// The right operand.
-    public var rhs: ObjectExpression
+    package var rhs: ObjectExpression
     /// `ANY`, `ALL`, `NONE` or none (`.direct`).
-    public var modifier: ComparisonModifier
+    package var modifier: ComparisonModifier
     /// `[c]`, `[d]` or `[cd]`; they affect strings only.
-    public var options: StringComparisonOptions
+    package var options: StringComparisonOptions
 
     /// Makes a comparison.
     public init(
@@ -109,7 +109,7 @@ public enum ComparisonOperator: String, Sendable, Hashable, CaseIterable, Custom
     }
 
     /// Whether the operator works on strings only (BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES).
-    public var isStringOperator: Bool {
+    package var isStringOperator: Bool {
         switch self {
         case .beginsWith, .endsWith, .contains, .like, .matches: return true
         default: return false
@@ -140,13 +140,15 @@ public enum ComparisonModifier: String, Sendable, Hashable, CaseIterable {
 /// options.description   // "[cd]"
 /// ```
 public struct StringComparisonOptions: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    /// The options, one bit each.
     public let rawValue: UInt8
+    /// The options of the bits of `rawValue`.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// `[c]`.
-    public static let caseInsensitive = StringComparisonOptions(rawValue: 1 << 0)
+    package static let caseInsensitive = StringComparisonOptions(rawValue: 1 << 0)
     /// `[d]`.
-    public static let diacriticInsensitive = StringComparisonOptions(rawValue: 1 << 1)
+    package static let diacriticInsensitive = StringComparisonOptions(rawValue: 1 << 1)
 
     /// `""`, `"[c]"`, `"[d]"` or `"[cd]"`.
     public var description: String {

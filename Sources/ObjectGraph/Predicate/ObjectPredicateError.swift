@@ -52,9 +52,9 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
     }
 
     /// What kind of error this is.
-    public let code: Code
+    package let code: Code
     /// Where in the format string, when the error has a place there.
-    public let position: Int?
+    package let position: Int?
     /// The full message.
     public let description: String
 
@@ -69,7 +69,7 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
 
 extension ObjectPredicateError {
     /// The deepest nesting the parser accepts.
-    public static let maximumNestingDepth = 200
+    package static let maximumNestingDepth = 200
 
     static func unexpected(_ found: String, at position: Int, expected: String) -> ObjectPredicateError {
         ObjectPredicateError(.unexpectedToken, position: position,

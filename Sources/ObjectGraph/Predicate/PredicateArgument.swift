@@ -17,50 +17,62 @@ public protocol PredicateArgument {
 }
 
 extension PredicateValue: PredicateArgument {
+    /// The value itself.
     public var predicateValue: PredicateValue { self }
 }
 
 extension String: PredicateArgument {
+    /// The String as a predicate constant: `.string(self)`.
     public var predicateValue: PredicateValue { .string(self) }
 }
 
 extension Substring: PredicateArgument {
+    /// The Substring as a predicate constant: `.string(String(self))`.
     public var predicateValue: PredicateValue { .string(String(self)) }
 }
 
 extension Bool: PredicateArgument {
+    /// The Bool as a predicate constant: `.bool(self)`.
     public var predicateValue: PredicateValue { .bool(self) }
 }
 
 extension Int: PredicateArgument {
+    /// The Int as a predicate constant: `.int(Int64(self))`.
     public var predicateValue: PredicateValue { .int(Int64(self)) }
 }
 
 extension Int8: PredicateArgument {
+    /// The Int8 as a predicate constant: `.int(Int64(self))`.
     public var predicateValue: PredicateValue { .int(Int64(self)) }
 }
 
 extension Int16: PredicateArgument {
+    /// The Int16 as a predicate constant: `.int(Int64(self))`.
     public var predicateValue: PredicateValue { .int(Int64(self)) }
 }
 
 extension Int32: PredicateArgument {
+    /// The Int32 as a predicate constant: `.int(Int64(self))`.
     public var predicateValue: PredicateValue { .int(Int64(self)) }
 }
 
 extension Int64: PredicateArgument {
+    /// The Int64 as a predicate constant: `.int(self)`.
     public var predicateValue: PredicateValue { .int(self) }
 }
 
 extension UInt8: PredicateArgument {
+    /// The UInt8 as a predicate constant: `.int(Int64(self))`.
     public var predicateValue: PredicateValue { .int(Int64(self)) }
 }
 
 extension UInt16: PredicateArgument {
+    /// The UInt16 as a predicate constant: `.int(Int64(self))`.
     public var predicateValue: PredicateValue { .int(Int64(self)) }
 }
 
 extension UInt32: PredicateArgument {
+    /// The UInt32 as a predicate constant: `.int(Int64(self))`.
     public var predicateValue: PredicateValue { .int(Int64(self)) }
 }
 
@@ -81,22 +93,27 @@ extension UInt64: PredicateArgument {
 }
 
 extension Double: PredicateArgument {
+    /// The Double as a predicate constant: `.double(self)`.
     public var predicateValue: PredicateValue { .double(self) }
 }
 
 extension Float: PredicateArgument {
+    /// The Float as a predicate constant: `.double(Double(self))`.
     public var predicateValue: PredicateValue { .double(Double(self)) }
 }
 
 extension Date: PredicateArgument {
+    /// The Date as a predicate constant: `.date(self)`.
     public var predicateValue: PredicateValue { .date(self) }
 }
 
 extension Data: PredicateArgument {
+    /// The Data as a predicate constant: `.data(self)`.
     public var predicateValue: PredicateValue { .data(self) }
 }
 
 extension Optional: PredicateArgument where Wrapped: PredicateArgument {
+    /// The wrapped value's constant; `NULL` for nil.
     public var predicateValue: PredicateValue {
         switch self {
         case .none: return .null
@@ -106,6 +123,7 @@ extension Optional: PredicateArgument where Wrapped: PredicateArgument {
 }
 
 extension Array: PredicateArgument where Element: PredicateArgument {
+    /// The elements' constants, as an array for `IN`.
     public var predicateValue: PredicateValue { .array(map(\.predicateValue)) }
 }
 

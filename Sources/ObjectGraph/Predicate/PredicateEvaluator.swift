@@ -45,11 +45,11 @@ import Foundation
 ///   overflow); `@avg` is their mean as a double (null when none); `@min`/`@max` the least
 ///   and greatest non-null value (null when none or when the values do not compare).
 ///   Any non-numeric value makes `@sum` and `@avg` null.
-public final class PredicateEvaluator {
+package final class PredicateEvaluator {
     /// The predicate evaluated.
-    public let predicate: ObjectPredicate
+    package let predicate: ObjectPredicate
     /// Values for the predicate's free `$VARIABLE`s.
-    public let variables: [String: PredicateValue]
+    package let variables: [String: PredicateValue]
     private let missingVariable: String?
     private var regularExpressions: [RegularExpressionKey: PredicateRegularExpression] = [:]
     /// The outcome of checking the predicate against each schema met (see `PredicateSchemaChecking`),
@@ -62,7 +62,7 @@ public final class PredicateEvaluator {
     }
 
     /// An evaluator for `predicate`, with values for its variables.
-    public init(_ predicate: ObjectPredicate, variables: [String: PredicateValue] = [:]) {
+    package init(_ predicate: ObjectPredicate, variables: [String: PredicateValue] = [:]) {
         self.predicate = predicate
         self.variables = variables
         missingVariable = predicate.variableNames.subtracting(variables.keys).sorted().first
@@ -79,7 +79,7 @@ public final class PredicateEvaluator {
     /// - Throws: `ObjectPredicateError` for a missing variable, an invalid `MATCHES` pattern or
     ///   `BETWEEN` bounds that are not two values; `FetchRequestError` for a managed object whose
     ///   entity a fetch of this predicate would refuse; or what the object throws.
-    public func evaluate(with object: any PredicateKeyValueReadable) throws -> Bool {
+    package func evaluate(with object: any PredicateKeyValueReadable) throws -> Bool {
         if let missingVariable { throw ObjectPredicateError.missingVariable(missingVariable) }
         if let checked = object as? any PredicateSchemaChecking { try check(against: checked) }
         return try test(predicate, on: .object(object), scope: [:])
@@ -258,7 +258,7 @@ extension ObjectPredicate {
     ///
     /// - Throws: `ObjectPredicateError` for a missing variable, an invalid `MATCHES` pattern or bad
     ///   `BETWEEN` bounds; `FetchRequestError` for what a fetch would refuse; or what the object throws.
-    public func evaluate(with object: any PredicateKeyValueReadable, variables: [String: PredicateValue] = [:]) throws -> Bool {
+    package func evaluate(with object: any PredicateKeyValueReadable, variables: [String: PredicateValue] = [:]) throws -> Bool {
         try PredicateEvaluator(self, variables: variables).evaluate(with: object)
     }
 }

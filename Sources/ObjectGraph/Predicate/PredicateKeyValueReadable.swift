@@ -17,7 +17,7 @@ import Foundation
 ///     }
 /// }
 /// ```
-public protocol PredicateKeyValueReadable {
+package protocol PredicateKeyValueReadable {
     /// The value of an attribute (`.value`), a to-one relationship (`.object`, or `.null`
     /// when empty) or a to-many relationship (`.collection` of `.object`s). Unknown keys
     /// should give `.null`.
@@ -32,7 +32,7 @@ public protocol PredicateKeyValueReadable {
 }
 
 extension PredicateKeyValueReadable where Self: AnyObject {
-    public var predicateObjectReference: PredicateObjectReference {
+    package var predicateObjectReference: PredicateObjectReference {
         PredicateObjectReference(ObjectIdentifier(self))
     }
 }
@@ -45,7 +45,7 @@ extension PredicateKeyValueReadable where Self: AnyObject {
 /// let tags: PredicateEvaluationValue = .objects([beach, sunset])
 /// let title: PredicateEvaluationValue = "Lisbon at night"
 /// ```
-public enum PredicateEvaluationValue {
+package enum PredicateEvaluationValue {
     /// A constant; `.value(.null)` for nil.
     case value(PredicateValue)
     /// An object.
@@ -54,21 +54,21 @@ public enum PredicateEvaluationValue {
     case collection([PredicateEvaluationValue])
 
     /// Nil.
-    public static var null: PredicateEvaluationValue { .value(.null) }
+    package static var null: PredicateEvaluationValue { .value(.null) }
 
     /// A constant from any argument value; `nil` becomes `.null`.
-    public init(_ value: some PredicateArgument) {
+    package init(_ value: some PredicateArgument) {
         self = .value(value.predicateValue)
     }
 
     /// A to-one relationship: the object, or `.null`.
-    public static func object(_ object: (any PredicateKeyValueReadable)?) -> PredicateEvaluationValue {
+    package static func object(_ object: (any PredicateKeyValueReadable)?) -> PredicateEvaluationValue {
         guard let object else { return .null }
         return .object(object)
     }
 
     /// A to-many relationship.
-    public static func objects(_ objects: [any PredicateKeyValueReadable]) -> PredicateEvaluationValue {
+    package static func objects(_ objects: [any PredicateKeyValueReadable]) -> PredicateEvaluationValue {
         .collection(objects.map { .object($0) })
     }
 }
@@ -76,9 +76,9 @@ public enum PredicateEvaluationValue {
 extension PredicateEvaluationValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral
 {
-    public init(nilLiteral: ()) { self = .null }
-    public init(booleanLiteral value: Bool) { self = .value(.bool(value)) }
-    public init(integerLiteral value: Int64) { self = .value(.int(value)) }
-    public init(floatLiteral value: Double) { self = .value(.double(value)) }
-    public init(stringLiteral value: String) { self = .value(.string(value)) }
+    package init(nilLiteral: ()) { self = .null }
+    package init(booleanLiteral value: Bool) { self = .value(.bool(value)) }
+    package init(integerLiteral value: Int64) { self = .value(.int(value)) }
+    package init(floatLiteral value: Double) { self = .value(.double(value)) }
+    package init(stringLiteral value: String) { self = .value(.string(value)) }
 }

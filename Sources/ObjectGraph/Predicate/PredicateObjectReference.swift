@@ -11,13 +11,14 @@ import Foundation
 /// ```
 public struct PredicateObjectReference: Sendable, Hashable, CustomStringConvertible {
     /// The wrapped identity, e.g. an object ID; the SQL back end reads its primary key from it.
-    public let base: any Hashable & Sendable
+    package let base: any Hashable & Sendable
 
     /// Wraps an identity.
     public init(_ base: some Hashable & Sendable) {
         self.base = base
     }
 
+    /// Equal when both wrap equal identities of the same type.
     public static func == (lhs: PredicateObjectReference, rhs: PredicateObjectReference) -> Bool {
         Self.isEqual(lhs.base, to: rhs.base)
     }
@@ -27,10 +28,12 @@ public struct PredicateObjectReference: Sendable, Hashable, CustomStringConverti
         return base == other
     }
 
+    /// Hashes the wrapped identity and its type.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(type(of: base)))
         hasher.combine(base)
     }
 
+    /// The wrapped identity, for messages.
     public var description: String { "<object \(base)>" }
 }

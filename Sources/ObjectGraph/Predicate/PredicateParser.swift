@@ -13,7 +13,7 @@ import Foundation
 /// `#name` writes a key that is also a keyword. Nesting (parentheses, `NOT`, aggregates,
 /// `SUBQUERY`, `CAST`) is limited to `ObjectPredicateError.maximumNestingDepth` levels, so no
 /// input can exhaust the stack.
-public struct PredicateParser {
+package struct PredicateParser {
     var lexer: PredicateParser.Lexer
     var current: Token
     let arguments: [PredicateValue]
@@ -31,7 +31,7 @@ public struct PredicateParser {
     /// Arguments beyond those the specifiers use are ignored; too few is an error.
     ///
     /// - Throws: `ObjectPredicateError` naming the position of the first problem.
-    public static func parse(_ format: String, arguments: [PredicateValue] = []) throws(ObjectPredicateError) -> ObjectPredicate {
+    package static func parse(_ format: String, arguments: [PredicateValue] = []) throws(ObjectPredicateError) -> ObjectPredicate {
         var parser = try PredicateParser(format: format, arguments: arguments)
         let predicate = try parser.parseOr()
         try parser.finish(expected: "AND, OR or end of format")
@@ -41,7 +41,7 @@ public struct PredicateParser {
     /// Parses a whole format string as one expression, e.g. a key path for sorting.
     ///
     /// - Throws: `ObjectPredicateError` as `parse(_:arguments:)` does.
-    public static func parseExpression(_ format: String, arguments: [PredicateValue] = []) throws(ObjectPredicateError) -> ObjectExpression {
+    package static func parseExpression(_ format: String, arguments: [PredicateValue] = []) throws(ObjectPredicateError) -> ObjectExpression {
         var parser = try PredicateParser(format: format, arguments: arguments)
         let expression = try parser.parseExpression()
         try parser.finish(expected: "end of format")

@@ -6,7 +6,7 @@ import Foundation
 /// ```swift
 /// PredicateStringFolding.fold("Crème", caseInsensitive: true, diacriticInsensitive: true)   // "creme"
 /// ```
-public enum PredicateStringFolding {
+package enum PredicateStringFolding {
     /// Folds `string` for comparison.
     ///
     /// - `caseInsensitive`: `lowercased()`, Swift's locale-independent Unicode lowercasing
@@ -23,7 +23,7 @@ public enum PredicateStringFolding {
     /// scalars below U+0300 (no combining marks) is already NFC, checked exhaustively for every
     /// scalar and every pair of them. Both back ends fold every row with this function, so
     /// these skips matter: Foundation's normalization costs about a microsecond per call.
-    public static func fold(_ string: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
+    package static func fold(_ string: String, caseInsensitive: Bool, diacriticInsensitive: Bool) -> String {
         guard caseInsensitive || diacriticInsensitive else { return string }
         if string.utf8.allSatisfy({ $0 < 0x80 }) {
             return caseInsensitive ? asciiLowercased(string) : string
@@ -46,7 +46,7 @@ public enum PredicateStringFolding {
     }
 
     /// Folds with the options of a comparison.
-    public static func fold(_ string: String, options: StringComparisonOptions) -> String {
+    package static func fold(_ string: String, options: StringComparisonOptions) -> String {
         fold(string, caseInsensitive: options.contains(.caseInsensitive),
              diacriticInsensitive: options.contains(.diacriticInsensitive))
     }

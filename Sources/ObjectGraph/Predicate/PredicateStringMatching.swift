@@ -10,20 +10,20 @@ import Foundation
 /// PredicateStringMatching.like("IMG_0042.jpg", pattern: "IMG_*.jp?g")   // false
 /// PredicateStringMatching.like("IMG_0042.jpg", pattern: "IMG_*.jp?")    // true
 /// ```
-public enum PredicateStringMatching {
+package enum PredicateStringMatching {
     /// Whether `string` starts with `prefix` byte for byte; an empty prefix never matches
     /// (as with `NSString`, `"abc" BEGINSWITH ""` is false).
-    public static func beginsWith(_ string: String, _ prefix: String) -> Bool {
+    package static func beginsWith(_ string: String, _ prefix: String) -> Bool {
         !prefix.isEmpty && string.utf8.starts(with: prefix.utf8)
     }
 
     /// Whether `string` ends with `suffix` byte for byte; an empty suffix never matches.
-    public static func endsWith(_ string: String, _ suffix: String) -> Bool {
+    package static func endsWith(_ string: String, _ suffix: String) -> Bool {
         !suffix.isEmpty && string.utf8.reversed().starts(with: suffix.utf8.reversed())
     }
 
     /// Whether `string` contains `part` byte for byte; an empty part never matches.
-    public static func contains(_ string: String, _ part: String) -> Bool {
+    package static func contains(_ string: String, _ part: String) -> Bool {
         guard !part.isEmpty else { return false }
         let haystack = Array(string.utf8)
         let needle = Array(part.utf8)
@@ -43,7 +43,7 @@ public enum PredicateStringMatching {
     /// scalars (also none), `?` exactly one, and a backslash makes the next scalar literal.
     ///
     /// Runs in O(string × pattern) at worst, whatever the pattern.
-    public static func like(_ string: String, pattern: String) -> Bool {
+    package static func like(_ string: String, pattern: String) -> Bool {
         let text = Array(string.unicodeScalars)
         var tokens: [LikeToken] = []
         var scalars = pattern.unicodeScalars.makeIterator()
@@ -100,7 +100,7 @@ public enum PredicateStringMatching {
     /// (`NSRegularExpression`), as `MATCHES` does.
     ///
     /// - Throws: `ObjectPredicateError` (`.invalidRegularExpression`) when the pattern does not compile.
-    public static func matches(_ string: String, regularExpression pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) -> Bool {
+    package static func matches(_ string: String, regularExpression pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) -> Bool {
         try PredicateRegularExpression(pattern, caseInsensitive: caseInsensitive).matches(string)
     }
 
@@ -113,7 +113,7 @@ public enum PredicateStringMatching {
     ///
     /// - Throws: `ObjectPredicateError` for an invalid `MATCHES` pattern, or for `BETWEEN`, which
     ///   needs two bounds.
-    public static func evaluate(
+    package static func evaluate(
         _ comparisonOperator: ComparisonOperator, _ string: String, _ other: String,
         options: StringComparisonOptions = []
     ) throws(ObjectPredicateError) -> Bool {
@@ -168,7 +168,7 @@ public enum PredicateStringMatching {
     }
 
     /// Orders strings by their UTF-8 bytes (SQLite's BINARY collation): -1, 0 or 1.
-    public static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
+    package static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()
         while true {

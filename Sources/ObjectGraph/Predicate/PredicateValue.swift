@@ -34,7 +34,7 @@ public enum PredicateValue: Sendable, Hashable {
     case object(PredicateObjectReference)
 
     /// Whether the value is `.null`.
-    public var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }
@@ -106,10 +106,16 @@ extension PredicateValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral,
     ExpressibleByArrayLiteral
 {
+    /// `nil` in Swift is the predicate's `nil`.
     public init(nilLiteral: ()) { self = .null }
+    /// A Boolean literal is `.bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal is `.int`.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A floating-point literal is `.double`.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A string literal is `.string`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal is `.array`, for `IN`.
     public init(arrayLiteral elements: PredicateValue...) { self = .array(elements) }
 }

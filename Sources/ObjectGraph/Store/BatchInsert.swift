@@ -78,8 +78,10 @@ public struct BatchInsert: Sendable {
         }
     }
 
+    /// The entity whose objects the batch inserts.
     public let entity: Entity
     let model: ObjectModel
+    /// The rows appended so far, in insertion order.
     public private(set) var rows: [Row] = []
     private let blankRow: Row
 
@@ -147,11 +149,11 @@ public struct BatchInsert: Sendable {
         rows.append(row)
     }
 
-    public mutating func reserveCapacity(_ count: Int) {
+    package mutating func reserveCapacity(_ count: Int) {
         rows.reserveCapacity(count)
     }
 
-    public var isEmpty: Bool { rows.isEmpty }
+    package var isEmpty: Bool { rows.isEmpty }
 
     private func relationship(_ name: String) throws -> EntityRelationship {
         guard let relationship = entity.relationship(named: name) else {
@@ -168,21 +170,24 @@ public struct BatchInsert: Sendable {
 /// What a batch insert made.
 public struct BatchInsertResult: Sendable {
     /// The new objects' IDs, in row order.
-    public var objectIDs: [ObjectID]
+    package var objectIDs: [ObjectID]
     /// What was broadcast: the new objects, and the related objects whose inverses grew.
-    public var changeSet: ChangeSet
+    package var changeSet: ChangeSet
 }
 
 /// A batch insert refused: the first row that breaks a rule, or a key that cannot be used.
 ///
 /// `Batch insert of Photo, row 3: title is required`.
 public struct BatchInsertError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The entity of the batch.
     public var entityName: String
     /// The row at fault (from 0), when a row is.
     public var row: Int?
+    /// The property at fault, when one is.
     public var property: String?
-    public var detail: String
+    package var detail: String
 
+    /// An error about `row` and `property` of a batch of `entityName`.
     public init(entityName: String, row: Int? = nil, property: String? = nil, detail: String) {
         self.entityName = entityName
         self.row = row
@@ -190,6 +195,7 @@ public struct BatchInsertError: Error, CustomStringConvertible, Sendable, Equata
         self.detail = detail
     }
 
+    /// One line: `Batch insert of Photo, row 3: title is required`.
     public var description: String {
         "Batch insert of \(entityName)" + (row.map { ", row \($0)" } ?? "") + ": "
             + (property.map { "\($0) " } ?? "") + detail

@@ -22,24 +22,25 @@ public enum MergePolicy: String, Sendable, CaseIterable {
 
 /// What one save changed, by object ID: what other contexts merge and observers receive.
 public struct ChangeSet: Sendable, Equatable {
-    public var inserted: Set<ObjectID> = []
-    public var updated: Set<ObjectID> = []
-    public var deleted: Set<ObjectID> = []
+    package var inserted: Set<ObjectID> = []
+    package var updated: Set<ObjectID> = []
+    package var deleted: Set<ObjectID> = []
     /// The properties changed on each updated object, by name.
     public var changedKeys: [ObjectID: Set<String>] = [:]
     /// Temporary IDs of the saved inserts, mapped to their permanent IDs.
-    public var permanentIDs: [ObjectID: ObjectID] = [:]
+    package var permanentIDs: [ObjectID: ObjectID] = [:]
     /// A label for where the save came from (the saving context's name).
     public var author: String?
     /// True when the change set does not name the objects inserted and updated (nor their
     /// permanent IDs): a transaction of several saves that changed more objects than
     /// `StoreCoordinator.performTransaction` lists (a large import). Deleted objects are always
     /// named. A context merging it refreshes every object it holds without unsaved changes.
-    public var isAbridged = false
+    var isAbridged = false
 
+    /// An empty change set.
     public init() {}
 
-    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    package var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 
 /// A new object in a save.
@@ -114,20 +115,21 @@ struct CommitOutcome: Sendable {
 
 /// A save that met changes saved elsewhere first, under the `error` merge policy.
 public struct MergeConflictError: Error, CustomStringConvertible, Sendable {
-    public struct Conflict: Sendable, Equatable {
-        public var objectID: ObjectID
-        public var entityName: String
+    package struct Conflict: Sendable, Equatable {
+        package var objectID: ObjectID
+        package var entityName: String
         /// `Z_OPT` in the store, or nil when the row was deleted.
-        public var storedVersion: Int64?
+        package var storedVersion: Int64?
         /// `Z_OPT` the change was based on.
-        public var baseVersion: Int64
+        package var baseVersion: Int64
         /// Changed properties with the stored and in-memory values.
-        public var storedValues: [String: SQLiteValue]
-        public var objectValues: [String: SQLiteValue]
+        package var storedValues: [String: SQLiteValue]
+        package var objectValues: [String: SQLiteValue]
     }
 
-    public var conflicts: [Conflict]
+    package var conflicts: [Conflict]
 
+    /// One line listing each conflicting object with its stored and in-memory values.
     public var description: String {
         let parts = conflicts.map { conflict -> String in
             let stored = conflict.storedVersion.map { "version \($0)" } ?? "deleted"
@@ -143,11 +145,16 @@ public struct MergeConflictError: Error, CustomStringConvertible, Sendable {
 
 /// A save that would break a uniqueness constraint.
 public struct UniqueConstraintError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The entity whose constraint would break.
     public var entityName: String
+    /// The constraint's attributes.
     public var attributes: [String]
+    /// The values the object would share with another, one per attribute.
     public var values: [SQLiteValue]
+    /// The object whose save would break the constraint.
     public var objectID: ObjectID
 
+    /// One line naming the entity, the constraint and the values.
     public var description: String {
         let pairs = zip(attributes, values).map { "\($0) = \($1)" }.joined(separator: ", ")
         return "Uniqueness constraint of \(entityName) (\(attributes.joined(separator: ", "))) violated: "

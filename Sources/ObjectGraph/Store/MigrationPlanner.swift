@@ -3,16 +3,20 @@ import SQLiteDB
 
 /// A migration the model cannot make lightweight, naming the entity and property.
 public struct MigrationError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The entity that cannot be migrated.
     public var entity: String
+    /// Its property at fault, when one is.
     public var property: String?
-    public var reason: String
+    package var reason: String
 
+    /// An error about `property` of `entity`, with the reason.
     public init(entity: String, property: String?, reason: String) {
         self.entity = entity
         self.property = property
         self.reason = reason
     }
 
+    /// One line: `Cannot migrate Entity.property: reason`.
     public var description: String {
         "Cannot migrate \(entity)\(property.map { "." + $0 } ?? ""): \(reason)"
     }

@@ -9,8 +9,8 @@ extension SQLiteStore {
         var sql = "SELECT \(columns) FROM \(query.from)"
         var conditions: [String] = []
         let numbers = plan.includesSubentities ? entity.hierarchy : [entity.number]
-        if numbers.count != model[entity.root].hierarchy.count {
-            conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
+        if let filter = EntityRowFilter.condition(numbers, tableEntities: model[entity.root].hierarchy.count) {
+            conditions.append(filter)
         }
         if let whereClause = query.whereClause { conditions.append("(\(whereClause))") }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }

@@ -2,10 +2,10 @@ import Foundation
 import SQLiteDB
 
 /// Errors about a store as a whole: opening it, its metadata, its schema.
-public struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// A Core Data-layout SQLite store for one model. Not `Sendable`: the coordinator guards it.

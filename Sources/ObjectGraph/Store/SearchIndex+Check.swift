@@ -3,6 +3,7 @@ import SQLiteDB
 
 /// Something wrong with a store's search index.
 public struct SearchIndexProblem: Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, with the names or keys concerned.
     public enum Kind: Sendable, Equatable {
         /// The index's table is not in the store.
         case missing
@@ -22,8 +23,10 @@ public struct SearchIndexProblem: Sendable, Equatable, CustomStringConvertible {
     public let index: String
     /// The table it indexes (`ZPHOTO`).
     public let table: String
+    /// What is wrong.
     public let kind: Kind
 
+    /// One line naming the index or table and what is wrong (at most ten keys).
     public var description: String {
         func keys(_ keys: [Int64]) -> String {
             keys.prefix(10).map(String.init).joined(separator: ", ") + (keys.count > 10 ? ", …" : "")

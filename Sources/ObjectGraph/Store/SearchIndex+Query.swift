@@ -17,20 +17,20 @@ import Foundation
 /// ```
 public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     /// One word of the query.
-    public struct Word: Sendable, Hashable {
+    package struct Word: Sendable, Hashable {
         /// The word as typed (letters, digits and marks only).
-        public let text: String
+        package let text: String
         /// Whether the word matches every word that starts with it (`lis*`).
-        public let isPrefix: Bool
+        package let isPrefix: Bool
 
-        public init(text: String, isPrefix: Bool) {
+        package init(text: String, isPrefix: Bool) {
             self.text = text
             self.isPrefix = isPrefix
         }
     }
 
     /// The words, in the order typed, each once.
-    public let words: [Word]
+    package let words: [Word]
 
     /// Parses `text`.
     ///
@@ -63,12 +63,13 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
 
     /// The FTS5 expression: each word an FTS5 string (in double quotes), a prefix followed by
     /// `*`, separated by spaces (FTS5's implicit AND).
-    public var matchExpression: String {
+    package var matchExpression: String {
         words.map { word in
             "\"" + word.text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (word.isPrefix ? "*" : "")
         }.joined(separator: " ")
     }
 
+    /// The words as the query reads them, `*` after a prefix.
     public var description: String {
         words.map { $0.text + ($0.isPrefix ? "*" : "") }.joined(separator: " ")
     }
@@ -96,8 +97,10 @@ public struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
 
 /// A search that cannot run: text without words, or an entity without a search index.
 public struct SearchQueryError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var message: String
+    package var message: String
+    /// An error with this message.
     public init(_ message: String) { self.message = message }
+    /// Why the text is no query.
     public var description: String { message }
 }
 
@@ -114,15 +117,19 @@ public struct SearchQueryError: Error, CustomStringConvertible, Sendable, Equata
 public struct SearchRequest<Result: ManagedObject>: Sendable {
     /// The entity to search; nil means the entity whose class is `Result`.
     public var entityName: String?
-    public var query: SearchQuery
+    package var query: SearchQuery
+    /// Which matches to keep; nil for all of them.
     public var predicate: ObjectPredicate?
     /// How matches that rank the same are ordered.
-    public var sortDescriptors: [ObjectSortDescriptor]
+    package var sortDescriptors: [ObjectSortDescriptor]
+    /// At most this many results; nil for all.
     public var fetchLimit: Int?
+    /// How many of the ranked results to skip first.
     public var fetchOffset: Int
     /// Relationships to load along with the results (`place`, `tags`).
     public var relationshipKeyPathsForPrefetching: [String]
 
+    /// A search for `query` among objects of `entityName` (else `Result`'s entity) matching `predicate`.
     public init(query: SearchQuery, entityName: String? = nil, predicate: ObjectPredicate? = nil,
                 sortedBy sortDescriptors: [ObjectSortDescriptor] = [], limit: Int? = nil, offset: Int = 0) {
         self.entityName = entityName

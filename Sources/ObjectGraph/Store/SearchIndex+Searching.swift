@@ -11,8 +11,8 @@ extension SQLiteStore {
         // FTS5 accepts MATCH and bm25() on the table's own name only, not on an alias.
         var conditions = ["\(index) MATCH ?", "t0.Z_PK = \(index).rowid"]
         let numbers = plan.fetch.includesSubentities ? entity.hierarchy : [entity.number]
-        if numbers.count != model[entity.root].hierarchy.count {
-            conditions.append("t0.Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
+        if let filter = EntityRowFilter.condition(numbers, tableEntities: model[entity.root].hierarchy.count) {
+            conditions.append(filter)
         }
         if let whereClause = query.whereClause { conditions.append("(\(whereClause))") }
         var sql = "SELECT t0.Z_PK, t0.Z_ENT FROM \(index) JOIN \(query.from) WHERE " + conditions.joined(separator: " AND ")

@@ -21,23 +21,23 @@ import Foundation
 /// index?.name                      // "FTS_ZPHOTO_SEARCH"
 /// index?.columns.map(\.name)       // ["title", "subtitle", "owner", "place", "tags"]
 /// ```
-public struct SearchIndex: Sendable, Equatable {
+package struct SearchIndex: Sendable, Equatable {
     /// The FTS5 table.
-    public let name: String
+    package let name: String
     /// The table whose rows it indexes (a root entity's, holding its whole hierarchy).
-    public let table: String
+    package let table: String
     /// One FTS5 column per searchable source, in the order the entities declare them.
-    public let columns: [Column]
+    package let columns: [Column]
 
     /// A column of the index and where its text comes from.
-    public struct Column: Sendable, Equatable {
+    package struct Column: Sendable, Equatable {
         /// The FTS5 column: the property's name (made unique within the index).
-        public let name: String
-        public let source: Source
+        package let name: String
+        package let source: Source
     }
 
     /// Where a column's text comes from, for a row `R` of `table`.
-    public enum Source: Sendable, Equatable {
+    package enum Source: Sendable, Equatable {
         /// `R.<column>`.
         case attribute(column: String)
         /// The `column` of the `table` row that `R.<key>` points at.
@@ -48,10 +48,10 @@ public struct SearchIndex: Sendable, Equatable {
     }
 
     /// The tokenizer: words of letters, digits and marks, case and diacritics folded.
-    public static let tokenizer = "unicode61 remove_diacritics 2"
+    package static let tokenizer = "unicode61 remove_diacritics 2"
 
     /// `FTS_<TABLE>_SEARCH`.
-    public static func name(forTable table: String) -> String { "FTS_" + table + "_SEARCH" }
+    package static func name(forTable table: String) -> String { "FTS_" + table + "_SEARCH" }
 
     /// What every index name and trigger name of ours begins with, and what an index name ends
     /// with: how the store tells its own search objects from anything else in a database.
@@ -120,7 +120,7 @@ public struct SearchIndex: Sendable, Equatable {
 
 extension ObjectModel {
     /// The search index holding `entity`'s rows, if its table has one.
-    public func searchIndex(for entity: Entity) -> SearchIndex? {
+    package func searchIndex(for entity: Entity) -> SearchIndex? {
         searchIndexes.first { $0.table == entity.table }
     }
 }

@@ -49,7 +49,7 @@ public enum StoreMigrationPlan {
     /// do not change what a read finds; opening for writing brings them to Core Data's layout).
     ///
     /// - Throws: as `statements(forStoreAt:model:)`.
-    public static func readingNeedsMigration(forStoreAt url: URL, model: ObjectModel) throws -> Bool {
+    package static func readingNeedsMigration(forStoreAt url: URL, model: ObjectModel) throws -> Bool {
         let connection = try Connection(path: url.path, configuration: .init(
             readOnly: true, create: false, journalMode: nil, synchronous: nil))
         guard try connection.tableExists("Z_METADATA") else {

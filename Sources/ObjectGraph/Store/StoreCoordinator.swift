@@ -10,11 +10,13 @@ import Locking
 /// let context = ObjectContext(coordinator: coordinator)
 /// ```
 public final class StoreCoordinator: Sendable {
+    /// The model the store is read and written with.
     public let model: ObjectModel
+    /// The store's file.
     public let url: URL
     /// The store's `Z_UUID`: the authority part of its objects' URIs.
-    public let storeUUID: String
-    public let isReadOnly: Bool
+    package let storeUUID: String
+    package let isReadOnly: Bool
     private let store: Locked<SQLiteStore>
     private let listeners = Locked<[UUID: ChangeListener]>([:])
     /// Change sets held back while a transaction of several saves is open.
@@ -52,7 +54,7 @@ public final class StoreCoordinator: Sendable {
     }
 
     /// Runs `body` with the store's connection, exclusively. For tests, tools and batch SQL.
-    public func withConnection<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
+    package func withConnection<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
         try store.withLock { store in try body(store.connection) }
     }
 
@@ -61,12 +63,12 @@ public final class StoreCoordinator: Sendable {
     }
 
     /// The store's metadata (`Z_METADATA.Z_PLIST`), decoded.
-    public var metadata: [String: any Sendable] {
+    package var metadata: [String: any Sendable] {
         store.withLock { $0.metadata }
     }
 
     /// Sets metadata keys, keeping the others.
-    public func setMetadata(_ values: [String: any Sendable]) throws {
+    func setMetadata(_ values: [String: any Sendable]) throws {
         try store.withLock { try $0.setMetadata(values) }
     }
 

@@ -9,17 +9,17 @@ import SQLiteDB
 /// metadata.uuid                  // "6B9BB6CC-F2A5-49EB-880B-A459EB7AC7F8"
 /// metadata.versionHashes         // NSStoreModelVersionHashes
 /// ```
-public struct StoreMetadata: Sendable {
+package struct StoreMetadata: Sendable {
     /// `Z_METADATA.Z_UUID`.
-    public var uuid: String
+    package var uuid: String
     /// `Z_METADATA.Z_PLIST`, decoded; empty when the store keeps no property list.
-    public var values: [String: any Sendable]
+    package var values: [String: any Sendable]
 
     /// Reads the first row of `Z_METADATA` (Core Data keeps one, `Z_VERSION` 1).
     ///
     /// - Throws: `StoreError` when there is no `Z_METADATA` table, it is empty or its
     ///   `Z_PLIST` is not a property list; `SQLiteError` when the store cannot be read.
-    public init(connection: Connection) throws {
+    package init(connection: Connection) throws {
         guard let metadata = try Self.readIfPresent(connection) else {
             throw StoreError("the store's Z_METADATA table is empty")
         }
@@ -28,7 +28,7 @@ public struct StoreMetadata: Sendable {
 
     /// The metadata, or nil when `Z_METADATA` has no row (a store being made by hand or by a
     /// tool that has not written it yet); the same errors as `init(connection:)` otherwise.
-    public static func readIfPresent(_ connection: Connection) throws -> StoreMetadata? {
+    package static func readIfPresent(_ connection: Connection) throws -> StoreMetadata? {
         guard try connection.tableExists("Z_METADATA") else {
             throw StoreError("\(connection.path) is not a Core Data store (no Z_METADATA table)")
         }
@@ -55,7 +55,7 @@ public struct StoreMetadata: Sendable {
     }
 
     /// `NSStoreModelVersionHashes`: the model the store was last written with.
-    public var versionHashes: [String: Data] {
+    package var versionHashes: [String: Data] {
         (values["NSStoreModelVersionHashes"] as? [String: any Sendable])?.compactMapValues { $0 as? Data } ?? [:]
     }
 

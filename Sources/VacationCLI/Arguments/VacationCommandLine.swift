@@ -1,7 +1,7 @@
 import CommandLineKit
 import Vacations
 /// One `vacation` command with its arguments, typed.
-public enum VacationCommand: Sendable, Equatable {
+package enum VacationCommand: Sendable, Equatable {
     case list
     case create(name: String)
     case rename(from: String, to: String)
@@ -36,15 +36,15 @@ public enum VacationCommand: Sendable, Equatable {
     case sync(SyncOptions)
 
     /// `export FORMAT [--to PATH] [--where PREDICATE]`
-    public struct ExportOptions: Sendable, Equatable {
-        public var format: ExportFormat
+    package struct ExportOptions: Sendable, Equatable {
+        package var format: ExportFormat
         /// A file (a folder for `html`, where it is required); nil for standard output.
-        public var destination: String?
-        public var predicate: String?
+        package var destination: String?
+        package var predicate: String?
         /// A smart album: only its photos (with `predicate`, those matching both).
-        public var album: String?
+        package var album: String?
 
-        public init(format: ExportFormat, destination: String? = nil, predicate: String? = nil, album: String? = nil) {
+        package init(format: ExportFormat, destination: String? = nil, predicate: String? = nil, album: String? = nil) {
             self.format = format
             self.destination = destination
             self.predicate = predicate
@@ -53,14 +53,14 @@ public enum VacationCommand: Sendable, Equatable {
     }
 
     /// `import FEED... [--places FILE] [--place NAME] [--exclude-tag TAG]...`
-    public struct ImportOptions: Sendable, Equatable {
+    package struct ImportOptions: Sendable, Equatable {
         /// File paths; `-` stands for standard input.
-        public var feeds: [String]
-        public var placesFile: String?
-        public var place: String?
-        public var excludedTags: [String]
+        package var feeds: [String]
+        package var placesFile: String?
+        package var place: String?
+        package var excludedTags: [String]
 
-        public init(feeds: [String], placesFile: String? = nil, place: String? = nil, excludedTags: [String] = []) {
+        package init(feeds: [String], placesFile: String? = nil, place: String? = nil, excludedTags: [String] = []) {
             self.feeds = feeds
             self.placesFile = placesFile
             self.place = place
@@ -69,20 +69,20 @@ public enum VacationCommand: Sendable, Equatable {
     }
 
     /// `photos [--tag T] [--place P] [--where PREDICATE] [--sort KEY[,KEY]] [--desc] [--limit N]`
-    public struct PhotosOptions: Sendable, Equatable {
-        public var tag: String?
-        public var place: String?
+    package struct PhotosOptions: Sendable, Equatable {
+        package var tag: String?
+        package var place: String?
         /// A predicate in the format language; the command checks it.
-        public var predicate: String?
+        package var predicate: String?
         /// Sort keys in order, split at commas.
-        public var sortKeys: [String]
-        public var descending: Bool
+        package var sortKeys: [String]
+        package var descending: Bool
         /// `nil` lists every matching photo.
-        public var limit: Int?
+        package var limit: Int?
         /// A smart album: only its photos (with the other options, those matching all).
-        public var album: String?
+        package var album: String?
 
-        public init(
+        package init(
             tag: String? = nil, place: String? = nil, predicate: String? = nil,
             sortKeys: [String] = [], descending: Bool = false, limit: Int? = nil, album: String? = nil
         ) {
@@ -97,7 +97,7 @@ public enum VacationCommand: Sendable, Equatable {
     }
 
     /// The command words, one per command.
-    public enum Name: String, Sendable, CaseIterable {
+    package enum Name: String, Sendable, CaseIterable {
         case list, create, rename, delete, `default`, info
         case `import`, visit, unvisit, toggle
         case fetch
@@ -108,14 +108,14 @@ public enum VacationCommand: Sendable, Equatable {
 
         /// Whether `--json` makes this command (or, for a group such as `album`, each of its
         /// subcommands) print one JSON document.
-        public var printsJSON: Bool {
+        package var printsJSON: Bool {
             guard let spec = VacationCommands.root.subcommand(named: rawValue) else { return false }
             let printing = { (command: CommandSpec) in command.options.contains { $0.longNames == ["--json"] } }
             return spec.subcommands.isEmpty ? printing(spec) : spec.subcommands.allSatisfy(printing)
         }
     }
 
-    public var name: Name {
+    package var name: Name {
         switch self {
         case .list: .list
         case .create: .create
@@ -146,7 +146,7 @@ public enum VacationCommand: Sendable, Equatable {
 }
 
 /// What `vacation`'s command line asks for.
-public enum ParsedInvocation: Sendable, Equatable {
+package enum ParsedInvocation: Sendable, Equatable {
     /// Run a command.
     case run(VacationCommandLine.Invocation)
     /// Print `text` and a newline to standard output, and exit 0. `topic` is `nil` for the
@@ -165,30 +165,30 @@ public enum ParsedInvocation: Sendable, Equatable {
 ///     case .success(.version(let version)):  print(version)
 ///     case .failure(let error):              // print error.description to stderr, exit 64
 ///     }
-public enum VacationCommandLine {
+package enum VacationCommandLine {
     /// The options every command accepts, before or after its name.
-    public struct GlobalOptions: Sendable, Equatable {
+    package struct GlobalOptions: Sendable, Equatable {
         /// `--library DIR`; `nil` leaves the choice to the environment.
-        public var library: String?
+        package var library: String?
         /// `--vacation NAME`; `nil` for the default vacation.
-        public var vacation: String?
+        package var vacation: String?
         /// `--wait SECONDS`, 10 unless given.
-        public var waitSeconds: Double
+        package var waitSeconds: Double
         /// `--json`, before or after the command's name.
-        public var json: Bool
+        package var json: Bool
 
-        public static let defaultWaitSeconds = 10.0
+        static let defaultWaitSeconds = 10.0
         /// The longest wait honoured (about 31 years): a longer `--wait` waits this long.
-        public static let longestWaitSeconds = 1e9
+        static let longestWaitSeconds = 1e9
 
         /// `waitSeconds` as a duration, to the millisecond; beyond `longestWaitSeconds` it is cut
         /// to that, so that any number the parser accepts makes a duration (`--wait 1e300`).
-        public var waitDuration: Duration {
+        package var waitDuration: Duration {
             let seconds = waitSeconds.isNaN ? 0 : min(max(waitSeconds, 0), Self.longestWaitSeconds)
             return .milliseconds(Int64((seconds * 1000).rounded()))
         }
 
-        public init(library: String? = nil, vacation: String? = nil, waitSeconds: Double = defaultWaitSeconds, json: Bool = false) {
+        package init(library: String? = nil, vacation: String? = nil, waitSeconds: Double = defaultWaitSeconds, json: Bool = false) {
             self.library = library
             self.vacation = vacation
             self.waitSeconds = waitSeconds
@@ -197,12 +197,12 @@ public enum VacationCommandLine {
     }
 
     /// A command to run, its global options, and the raw binding for anything else.
-    public struct Invocation: Sendable, Equatable {
-        public var command: VacationCommand
-        public var globals: GlobalOptions
-        public var arguments: ParsedArguments
+    package struct Invocation: Sendable, Equatable {
+        package var command: VacationCommand
+        package var globals: GlobalOptions
+        package var arguments: ParsedArguments
 
-        public init(command: VacationCommand, globals: GlobalOptions, arguments: ParsedArguments) {
+        package init(command: VacationCommand, globals: GlobalOptions, arguments: ParsedArguments) {
             self.command = command
             self.globals = globals
             self.arguments = arguments
@@ -213,7 +213,7 @@ public enum VacationCommandLine {
     ///
     /// - Parameter screenWidth: the width help text is wrapped to.
     /// - Returns: the invocation, or the usage error to print (exit code 64).
-    public static func parse(_ arguments: [String], screenWidth: Int = 80) -> Result<ParsedInvocation, CLIUsageError> {
+    package static func parse(_ arguments: [String], screenWidth: Int = 80) -> Result<ParsedInvocation, CLIUsageError> {
         let parser = CommandLineParser(root: VacationCommands.root)
         switch parser.parse(arguments) {
         case .failure(let error):
@@ -237,7 +237,7 @@ public enum VacationCommandLine {
     /// Throws-style spelling of `parse(_:screenWidth:)`.
     ///
     /// - Throws: `CLIUsageError`.
-    public static func parseOrThrow(_ arguments: [String], screenWidth: Int = 80) throws(CLIUsageError) -> ParsedInvocation {
+    package static func parseOrThrow(_ arguments: [String], screenWidth: Int = 80) throws(CLIUsageError) -> ParsedInvocation {
         try parse(arguments, screenWidth: screenWidth).get()
     }
 

@@ -1,7 +1,7 @@
 import CommandLineKit
 import Foundation
 
-// `vacation fetch` (DESIGN §8, "Straight from Flickr"): its spec and its typed options.
+// `vacation fetch` (README.md, "Straight from Flickr"): its spec and its typed options.
 
 extension VacationCommands {
     /// The options that choose what to fetch; exactly one is given (`--user` may name the owner
@@ -46,12 +46,12 @@ extension VacationCommands {
 
 extension VacationCommand {
     /// `fetch (--search TEXT | …) [--pages N] [--per-page N] [--thumbnails] [--api-key KEY]`
-    public struct FetchOptions: Sendable, Equatable {
-        public static let defaultPerPage = 250
-        public static let perPageRange = 1...500
+    package struct FetchOptions: Sendable, Equatable {
+        package static let defaultPerPage = 250
+        package static let perPageRange = 1...500
 
         /// What to fetch.
-        public enum Source: Sendable, Equatable {
+        package enum Source: Sendable, Equatable {
             case search(String)
             case tags([String])
             case placeID(String)
@@ -62,14 +62,14 @@ extension VacationCommand {
             case topPlaces
         }
 
-        public var source: Source
-        public var pages: Int
-        public var perPage: Int
-        public var thumbnails: Bool
+        package var source: Source
+        package var pages: Int
+        package var perPage: Int
+        package var thumbnails: Bool
         /// `--api-key`; `nil` leaves it to `$FLICKR_API_KEY`.
-        public var apiKey: String?
+        package var apiKey: String?
 
-        public init(source: Source, pages: Int = 1, perPage: Int = defaultPerPage, thumbnails: Bool = false, apiKey: String? = nil) {
+        package init(source: Source, pages: Int = 1, perPage: Int = defaultPerPage, thumbnails: Bool = false, apiKey: String? = nil) {
             self.source = source
             self.pages = pages
             self.perPage = perPage

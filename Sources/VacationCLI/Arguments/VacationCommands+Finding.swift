@@ -1,6 +1,6 @@
 import CommandLineKit
 
-/// `search` and `album` (DESIGN §8, "Finding and showing"), and the `--album` option that
+/// `search` and `album` (README.md, "Search and smart albums"), and the `--album` option that
 /// `photos`, `trips` and `export` share.
 extension VacationCommands {
     static let albumOption = OptionSpec.option(

@@ -3,12 +3,12 @@ import CommandLineKit
 ///
 /// Scripts depend on this table: change it only by adding. Help, usage lines and usage
 /// errors are all rendered from it.
-public enum VacationCommands {
+package enum VacationCommands {
     /// Printed by `vacation --version`.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
 
     /// The root command, `vacation`, with every subcommand.
-    public static let root = CommandSpec(
+    package static let root = CommandSpec(
         name: "vacation",
         abstract: "Keep the Flickr photos of your vacations.",
         discussion: """
@@ -32,7 +32,7 @@ public enum VacationCommands {
     // MARK: Global options
 
     /// Accepted before the subcommand's name and after it.
-    public static let globalOptions: [OptionSpec] = [
+    static let globalOptions: [OptionSpec] = [
         .option("--library", valueName: "dir",
                 help: "The folder that holds the vacations.", isInherited: true),
         .option("--vacation", valueName: "name",
@@ -209,7 +209,7 @@ public enum VacationCommands {
             json,
         ])
 
-    // MARK: Seeing a vacation (DESIGN §8)
+    // MARK: Seeing a vacation (README.md, "Trips and exports")
 
     static let trips = CommandSpec(
         name: "trips",

@@ -4,7 +4,7 @@ import Foundation
 import ObjectGraph
 import Vacations
 
-/// `trips`, `export` (DESIGN §8, "Finding and showing").
+/// `trips`, `export` (README.md, "Trips and exports").
 extension Session {
     func trips(gapHours: Double, album: String?) throws -> Int32 {
         guard let gap = Trips.gap(hours: gapHours) else {

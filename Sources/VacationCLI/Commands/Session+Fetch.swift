@@ -5,7 +5,7 @@ import ObjectGraph
 import Vacations
 
 /// `fetch`: Flickr's REST API, page by page, imported as `import` imports the same responses
-/// (DESIGN §8). The pages are fetched into a temporary folder first, then imported together in
+/// (README.md, "Straight from Flickr"). The pages are fetched into a temporary folder first, then imported together in
 /// one transaction: the vacation is neither opened nor created until every page is in, so a
 /// fetch that fails changes nothing and leaves no new vacation behind.
 extension Session {

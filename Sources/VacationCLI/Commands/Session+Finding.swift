@@ -4,7 +4,7 @@ import Foundation
 import ObjectGraph
 import Vacations
 
-/// `search`, `album create|list|delete` (DESIGN §8, "Finding and showing").
+/// `search`, `album create|list|delete` (README.md, "Search and smart albums").
 extension Session {
     func search(_ text: String, limit: Int?) throws -> Int32 {
         // The words are checked before the vacation is opened: text without words is a usage

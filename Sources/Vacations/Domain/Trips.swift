@@ -2,17 +2,17 @@ import Foundation
 import ObjectGraph
 
 /// A stretch of a vacation: photos taken with no gap longer than the trip gap between
-/// consecutive ones (DESIGN §8, `vacation trips`).
-public struct Trip: Sendable, Equatable {
+/// consecutive ones (README.md, "Trips and exports").
+package struct Trip: Sendable, Equatable {
     /// The first and last dates taken.
-    public var start: Date
-    public var end: Date
+    package var start: Date
+    package var end: Date
     /// How many photos.
-    public var photos: Int
+    package var photos: Int
     /// Place names in first-visit order: the order their photos first appear in the trip.
-    public var places: [String]
+    package var places: [String]
 
-    public init(start: Date, end: Date, photos: Int, places: [String]) {
+    package init(start: Date, end: Date, photos: Int, places: [String]) {
         self.start = start
         self.end = end
         self.photos = photos
@@ -30,17 +30,17 @@ public struct Trip: Sendable, Equatable {
 /// }
 /// if let last = builder.finish() { print(last) }
 /// ```
-public struct TripBuilder: Sendable {
-    public let gap: TimeInterval
+struct TripBuilder: Sendable {
+    let gap: TimeInterval
     private var current: Trip?
     private var seenPlaces: Set<String> = []
 
-    public init(gap: TimeInterval) {
+    init(gap: TimeInterval) {
         self.gap = gap
     }
 
     /// Adds the next photo (dates must not go backwards) and returns the trip it closed, if any.
-    public mutating func add(dateTaken date: Date, place: String?) -> Trip? {
+    mutating func add(dateTaken date: Date, place: String?) -> Trip? {
         var ended: Trip?
         if let trip = current, date.timeIntervalSince(trip.end) > gap {
             ended = trip
@@ -56,7 +56,7 @@ public struct TripBuilder: Sendable {
     }
 
     /// The trip still open, if any; the builder starts afresh.
-    public mutating func finish() -> Trip? {
+    mutating func finish() -> Trip? {
         defer {
             current = nil
             seenPlaces.removeAll()
@@ -66,12 +66,12 @@ public struct TripBuilder: Sendable {
 }
 
 /// `vacation trips`: a vacation's photos with a date taken, oldest first, cut into trips.
-public enum Trips {
-    public static let defaultGapHours = 48.0
+package enum Trips {
+    package static let defaultGapHours = 48.0
 
     /// The gap in seconds for `hours`, or nil unless `hours` is a positive, finite number.
     /// A gap too long to count in seconds is infinite: nothing splits.
-    public static func gap(hours: Double) -> TimeInterval? {
+    package static func gap(hours: Double) -> TimeInterval? {
         guard hours.isFinite, hours > 0 else { return nil }
         return hours * 3_600
     }
@@ -79,7 +79,7 @@ public enum Trips {
     /// The trips of the selected photos; photos without a date taken are left out.
     ///
     /// - Throws: `QueryError` for a selection the model refuses, `SQLiteError`.
-    public static func trips(in coordinator: StoreCoordinator, context: ObjectContext, selection: PhotoSelection = .all,
+    package static func trips(in coordinator: StoreCoordinator, context: ObjectContext, selection: PhotoSelection = .all,
                              gap: TimeInterval) throws -> [Trip] {
         let resolved = try selection.resolve(in: context)
         return try coordinator.withConnection { connection in

@@ -4,35 +4,35 @@ import SQLiteDB
 
 /// A smart album as `album list` shows it: its name, its predicate as typed, and how many
 /// photos match it now.
-public struct SmartAlbumSummary: Sendable, Equatable {
-    public var name: String
+package struct SmartAlbumSummary: Sendable, Equatable {
+    package var name: String
     /// The predicate as typed (`album create NAME --where PREDICATE`).
-    public var predicate: String
-    public var created: Date?
+    package var predicate: String
+    package var created: Date?
     /// The photos it holds now; nil when its predicate no longer runs (see `problem`).
-    public var photos: Int?
+    package var photos: Int?
     /// Why the predicate no longer runs (a store edited by hand), when it does not.
-    public var problem: String?
+    package var problem: String?
 }
 
 /// What an album command cannot do: an unusable name, a name taken, an album that is not there.
-public struct AlbumError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct AlbumError: Error, CustomStringConvertible, Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The name is empty, too long or holds control characters (a usage error).
         case invalidName(reason: String)
         case alreadyExists
         case notFound
     }
 
-    public var kind: Kind
-    public var name: String
+    package var kind: Kind
+    package var name: String
 
-    public init(_ kind: Kind, name: String) {
+    package init(_ kind: Kind, name: String) {
         self.kind = kind
         self.name = name
     }
 
-    public var description: String {
+    package var description: String {
         switch kind {
         case .invalidName(let reason): "Invalid album name \"\(name)\": \(reason)"
         case .alreadyExists: "An album \"\(name)\" already exists"
@@ -41,7 +41,7 @@ public struct AlbumError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 }
 
-/// Smart albums: saved predicates over a vacation's photos (DESIGN §8). An album keeps its
+/// Smart albums: saved predicates over a vacation's photos (README.md, "Search and smart albums"). An album keeps its
 /// predicate's text, not its photos: `photos --album NAME` runs the predicate against the
 /// vacation as it is now.
 ///
@@ -50,15 +50,15 @@ public struct AlbumError: Error, CustomStringConvertible, Sendable, Equatable {
 /// try context.save()
 /// let albums = try VacationAlbums.list(in: context)     // [SmartAlbumSummary(name: "Sea", …, photos: 12)]
 /// ```
-public enum VacationAlbums {
+package enum VacationAlbums {
     /// The longest name, in UTF-8 bytes (as for vacation names).
-    public static let maximumNameBytes = 200
+    static let maximumNameBytes = 200
 
     /// The name as stored: NFC, and checked.
     ///
     /// - Throws: `AlbumError.invalidName` for an empty or blank name, one over 200 bytes, or one
     ///   holding control characters.
-    public static func checkedName(_ name: String) throws(AlbumError) -> String {
+    package static func checkedName(_ name: String) throws(AlbumError) -> String {
         let normalized = name.precomposedStringWithCanonicalMapping
         if normalized.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw AlbumError(.invalidName(reason: "a name cannot be empty"), name: name)
@@ -73,7 +73,7 @@ public enum VacationAlbums {
     }
 
     /// The album named `name`, or nil.
-    public static func album(named name: String, in context: ObjectContext) throws -> Album? {
+    package static func album(named name: String, in context: ObjectContext) throws -> Album? {
         try context.fetch(FetchRequest<Album>(predicate: .key("name", .equalTo, name.precomposedStringWithCanonicalMapping),
                                               limit: 1)).first
     }
@@ -84,7 +84,7 @@ public enum VacationAlbums {
     /// - Throws: `AlbumError` (invalid name, name taken), `QueryError` for a predicate that does
     ///   not parse or that the model or the store refuses.
     @discardableResult
-    public static func create(name: String, predicate: String, in context: ObjectContext, now: Date = Date()) throws -> Album {
+    package static func create(name: String, predicate: String, in context: ObjectContext, now: Date = Date()) throws -> Album {
         let name = try checkedName(name)
         _ = try PhotoSelection(format: predicate).count(in: context)
         if try album(named: name, in: context) != nil { throw AlbumError(.alreadyExists, name: name) }
@@ -98,13 +98,13 @@ public enum VacationAlbums {
     /// Deletes the album `name` in `context` (the caller saves).
     ///
     /// - Throws: `AlbumError.notFound`.
-    public static func delete(name: String, in context: ObjectContext) throws {
+    package static func delete(name: String, in context: ObjectContext) throws {
         guard let album = try album(named: name, in: context) else { throw AlbumError(.notFound, name: name) }
         context.delete(album)
     }
 
     /// Every album, by name (ignoring case, then exactly), each with its photos counted now.
-    public static func list(in context: ObjectContext) throws -> [SmartAlbumSummary] {
+    package static func list(in context: ObjectContext) throws -> [SmartAlbumSummary] {
         let albums = try context.fetch(FetchRequest<Album>())
             .sorted { ($0.name.lowercased(), $0.name) < ($1.name.lowercased(), $1.name) }
         return try albums.map { album in
@@ -121,7 +121,7 @@ public enum VacationAlbums {
     /// The selection an album stands for.
     ///
     /// - Throws: `AlbumError.notFound`, `QueryError` when its predicate no longer parses.
-    public static func selection(ofAlbum name: String, in context: ObjectContext) throws -> PhotoSelection {
+    package static func selection(ofAlbum name: String, in context: ObjectContext) throws -> PhotoSelection {
         guard let album = try album(named: name, in: context) else { throw AlbumError(.notFound, name: name) }
         do {
             return try PhotoSelection(format: album.predicate)
@@ -133,7 +133,7 @@ public enum VacationAlbums {
 
 extension PhotoSelection {
     /// Photos in both selections.
-    public func and(_ other: PhotoSelection) -> PhotoSelection {
+    package func and(_ other: PhotoSelection) -> PhotoSelection {
         switch (predicate, other.predicate) {
         case (nil, _): other
         case (_, nil): self
@@ -144,7 +144,7 @@ extension PhotoSelection {
     /// How many photos the selection holds now.
     ///
     /// - Throws: `QueryError` for a predicate the model or the store refuses.
-    public func count(in context: ObjectContext) throws -> Int {
+    package func count(in context: ObjectContext) throws -> Int {
         do {
             return try context.count(for: FetchRequest<Photo>(predicate: predicate))
         } catch let error as FetchRequestError {

@@ -10,13 +10,13 @@ import SQLiteDB
 /// ```swift
 /// let problems = try VacationCheck.problems(in: coordinator)   // [] when sound
 /// ```
-public enum VacationCheck {
-    public static func problems(in coordinator: StoreCoordinator) throws -> [String] {
+package enum VacationCheck {
+    package static func problems(in coordinator: StoreCoordinator) throws -> [String] {
         try coordinator.withConnection { connection in try problems(on: connection, model: coordinator.model) }
     }
 
     /// The same checks on a connection to a vacation store (for read-only use).
-    public static func problems(on connection: Connection, model: ObjectModel = VacationModel.model) throws -> [String] {
+    package static func problems(on connection: Connection, model: ObjectModel = VacationModel.model) throws -> [String] {
         var problems: [String] = []
         let integrity = try connection.integrityCheck()
         if integrity != ["ok"] { problems += integrity.map { "SQLite integrity check: \($0)" } }

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 
 /// What visiting did to one photo.
-public enum VisitOutcome: String, Sendable, Equatable {
+package enum VisitOutcome: String, Sendable, Equatable {
     case added, updated, unchanged
 }
 
@@ -17,12 +17,12 @@ public enum VisitOutcome: String, Sendable, Equatable {
 /// let outcomes = try editor.visit(drafts)
 /// try context.save()
 /// ```
-public struct VacationEditor {
-    public let context: ObjectContext
+package struct VacationEditor {
+    package let context: ObjectContext
     /// The visit time recorded on new photos.
-    public var now: Date
+    package var now: Date
 
-    public init(context: ObjectContext, now: Date = Date()) {
+    package init(context: ObjectContext, now: Date = Date()) {
         self.context = context
         self.now = now
     }
@@ -33,7 +33,7 @@ public struct VacationEditor {
     /// A field a draft does not know (``PhotoDraft/unknown``) keeps the photo's value. A repeated
     /// id is one photo, visited as its drafts in turn would leave it. Returns each distinct id's
     /// outcome.
-    public func visit(_ drafts: [PhotoDraft]) throws -> [(id: String, outcome: VisitOutcome)] {
+    package func visit(_ drafts: [PhotoDraft]) throws -> [(id: String, outcome: VisitOutcome)] {
         try visitPhotos(drafts, carrying: nil, deferringNew: false).outcomes.map { ($0.id, $0.outcome) }
     }
 
@@ -306,7 +306,7 @@ public struct VacationEditor {
     /// Removes the photos with these ids: each tag's count drops (the tag goes at zero), a
     /// place goes with its last photo. Returns the ids that were found.
     @discardableResult
-    public func unvisit(_ ids: [String]) throws -> Set<String> {
+    package func unvisit(_ ids: [String]) throws -> Set<String> {
         let photos = try existingPhotos(ids)
         var untagged: [ObjectIdentifier: Tag] = [:]
         var emptied: [ObjectIdentifier: Place] = [:]
@@ -344,12 +344,12 @@ public struct VacationEditor {
     // MARK: Toggling
 
     /// What toggling did.
-    public enum ToggleOutcome: String, Sendable, Equatable {
+    package enum ToggleOutcome: String, Sendable, Equatable {
         case visited, unvisited
     }
 
     /// Visits the draft's photo when the vacation lacks it, unvisits it otherwise.
-    public func toggle(_ draft: PhotoDraft) throws -> ToggleOutcome {
+    package func toggle(_ draft: PhotoDraft) throws -> ToggleOutcome {
         if try existingPhotos([draft.id]).isEmpty {
             _ = try visit([draft])
             return .visited

@@ -11,25 +11,25 @@ import ObjectGraph
 /// let document = try library.open(nil, access: .write)     // the default vacation
 /// ```
 @MainActor
-public final class VacationLibrary {
+package final class VacationLibrary {
     /// How a vacation is opened: reading needs no lock; writing takes the vacation's lock.
-    public enum Access: Sendable {
+    package enum Access: Sendable {
         case read, write
     }
 
-    public static let standardDefaultName = "My Vacation"
-    public static let settingsFileName = "Library.plist"
+    static let standardDefaultName = "My Vacation"
+    static let settingsFileName = "Library.plist"
     private static let defaultKey = "DefaultVacation"
 
-    public let documents: DocumentLibrary
-    public var url: URL { documents.url }
+    package let documents: DocumentLibrary
+    package var url: URL { documents.url }
     /// How long a writer waits for another process's lock.
-    public var wait: Duration
+    package var wait: Duration
 
     /// Opens (creating when needed) the library folder.
     ///
     /// - Throws: `DocumentError` when the folder cannot be made or used.
-    public init(url: URL, wait: Duration = .seconds(10),
+    package init(url: URL, wait: Duration = .seconds(10),
                 configuration: ManagedDocument.Configuration = ManagedDocument.Configuration()) throws(DocumentError) {
         let plain = try DocumentLibrary(url: url, model: VacationModel.model)
         let stored = try Self.readDefaultName(in: plain.url)
@@ -40,19 +40,19 @@ public final class VacationLibrary {
     }
 
     /// The default vacation's name.
-    public var defaultName: String { documents.defaultDocumentName }
+    package var defaultName: String { documents.defaultDocumentName }
 
     /// The name a command works on: the one given, else the default.
-    public func resolve(_ name: String?) throws(DocumentError) -> String {
+    package func resolve(_ name: String?) throws(DocumentError) -> String {
         try DocumentName(name ?? defaultName).rawValue
     }
 
-    public func exists(_ name: String) throws(DocumentError) -> Bool {
+    package func exists(_ name: String) throws(DocumentError) -> Bool {
         try documents.documentExists(named: name)
     }
 
     /// Makes sure the default vacation exists (every command does, on first use).
-    public func ensureDefaultExists() throws(DocumentError) {
+    package func ensureDefaultExists() throws(DocumentError) {
         if try !exists(defaultName) {
             do {
                 _ = try documents.create(named: defaultName).close()
@@ -65,13 +65,13 @@ public final class VacationLibrary {
     /// Opens a vacation. A missing default vacation is created; a missing named one is created
     /// when `creating` (import, visit, toggle) and is `notFound` otherwise. A vacation made by an
     /// older model is migrated on first open, even for reading.
-    public func open(_ name: String?, access: Access, creating: Bool = false) throws(DocumentError) -> ManagedDocument {
+    package func open(_ name: String?, access: Access, creating: Bool = false) throws(DocumentError) -> ManagedDocument {
         try openReportingCreation(name, access: access, creating: creating).document
     }
 
     /// `open`, also telling whether this call made the vacation (so that a caller whose work
     /// then fails wholly can remove it again rather than leave an empty vacation behind).
-    public func openReportingCreation(_ name: String?, access: Access,
+    package func openReportingCreation(_ name: String?, access: Access,
                                       creating: Bool = false) throws(DocumentError) -> (document: ManagedDocument, created: Bool) {
         let resolved = try resolve(name)
         if try !exists(resolved) {
@@ -101,14 +101,14 @@ public final class VacationLibrary {
     }
 
     /// Makes `name` the default vacation; it must exist.
-    public func setDefault(_ name: String) throws(DocumentError) {
+    package func setDefault(_ name: String) throws(DocumentError) {
         let resolved = try resolve(name)
         guard try exists(resolved) else { throw DocumentError(.notFound, .document(resolved)) }
         try Self.writeDefaultName(resolved, in: url)
     }
 
     /// Renames a vacation; the default follows it.
-    public func rename(_ name: String, to newName: String) throws(DocumentError) {
+    package func rename(_ name: String, to newName: String) throws(DocumentError) {
         let old = try resolve(name)
         let new = try DocumentName(newName).rawValue
         try documents.rename(old, to: new, wait: wait)

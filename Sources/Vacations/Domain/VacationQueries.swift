@@ -7,23 +7,23 @@ private let sqliteErrorCode: Int32 = 1
 private let sqliteTooBigCode: Int32 = 18
 
 /// A question about a vacation's photos, as `vacation photos` asks it.
-public struct PhotoQuery: Sendable, Equatable {
+package struct PhotoQuery: Sendable, Equatable {
     /// A tag name (case-insensitive).
-    public var tag: String?
+    package var tag: String?
     /// A place name (case-insensitive): the whole name, or its first part (`Lisbon` for
     /// "Lisbon, Lisbon, Portugal").
-    public var place: String?
+    package var place: String?
     /// Any predicate of the format language, against Photo.
-    public var predicate: String?
+    package var predicate: String?
     /// Sort keys: `id`, `title`, `taken`/`dateTaken`, `uploaded`/`dateUploaded`, `place`, `owner`,
     /// `visited`, `latitude`, `longitude`, `media`; the default is the date taken.
-    public var sortKeys: [String]
-    public var descending: Bool
-    public var limit: Int?
+    package var sortKeys: [String]
+    package var descending: Bool
+    package var limit: Int?
     /// A smart album's name: only the photos its predicate matches (`VacationAlbums`).
-    public var album: String?
+    package var album: String?
 
-    public init(tag: String? = nil, place: String? = nil, predicate: String? = nil, sortKeys: [String] = [],
+    package init(tag: String? = nil, place: String? = nil, predicate: String? = nil, sortKeys: [String] = [],
                 descending: Bool = false, limit: Int? = nil, album: String? = nil) {
         self.tag = tag
         self.place = place
@@ -37,15 +37,15 @@ public struct PhotoQuery: Sendable, Equatable {
 
 /// A question that cannot be asked: a predicate that does not parse or names unknown keys, an
 /// unknown sort key. Its description says what and where.
-public struct QueryError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var message: String
-    public var description: String { message }
+package struct QueryError: Error, CustomStringConvertible, Sendable, Equatable {
+    package var message: String
+    package var description: String { message }
 }
 
 /// The reads the CLI and apps make of a vacation.
-public enum VacationQueries {
+package enum VacationQueries {
     /// Sort key → key path.
-    public static let sortKeys: [String: String] = [
+    package static let sortKeys: [String: String] = [
         "id": "unique", "unique": "unique", "title": "title", "taken": "dateTaken", "dateTaken": "dateTaken",
         "date": "dateTaken", "uploaded": "dateUploaded", "dateUploaded": "dateUploaded", "place": "place.name",
         "owner": "owner", "visited": "visited", "latitude": "latitude", "longitude": "longitude", "media": "media",
@@ -55,7 +55,7 @@ public enum VacationQueries {
     ///
     /// - Throws: `QueryError` for a predicate that does not parse (with its position) or an unknown key,
     ///   `AlbumError.notFound` for an album the vacation does not have.
-    public static func photos(_ query: PhotoQuery, in context: ObjectContext) throws -> [Photo] {
+    package static func photos(_ query: PhotoQuery, in context: ObjectContext) throws -> [Photo] {
         var parts: [ObjectPredicate] = []
         if let album = query.album, let predicate = try VacationAlbums.selection(ofAlbum: album, in: context).predicate {
             parts.append(predicate)
@@ -104,7 +104,7 @@ public enum VacationQueries {
     }
 
     /// The photo with this Flickr id, or nil.
-    public static func photo(id: String, in context: ObjectContext) throws -> Photo? {
+    package static func photo(id: String, in context: ObjectContext) throws -> Photo? {
         let canonical = FlickrNames.canonicalID(id) ?? id
         var request = try FetchRequest<Photo>(predicate: "unique == %@", canonical, limit: 1)
         request.relationshipKeyPathsForPrefetching = ["place", "tags"]
@@ -112,19 +112,19 @@ public enum VacationQueries {
     }
 
     /// Tags with their counts: most used first, then by name.
-    public static func tags(in context: ObjectContext) throws -> [Tag] {
+    package static func tags(in context: ObjectContext) throws -> [Tag] {
         try context.fetch(FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("count", ascending: false), ObjectSortDescriptor("name")]))
     }
 
     /// Places in itinerary order: first visited first (places without a date last), then by name.
-    public static func places(in context: ObjectContext) throws -> [Place] {
+    package static func places(in context: ObjectContext) throws -> [Place] {
         let places = try context.fetch(FetchRequest<Place>(sortedBy: [ObjectSortDescriptor("firstVisited"), ObjectSortDescriptor("name")]))
         try context.prefetch("photos", of: places)
         return places.filter { $0.firstVisited != nil } + places.filter { $0.firstVisited == nil }
     }
 
     /// How many photos, places and tags a vacation holds.
-    public static func counts(in context: ObjectContext) throws -> (photos: Int, places: Int, tags: Int) {
+    package static func counts(in context: ObjectContext) throws -> (photos: Int, places: Int, tags: Int) {
         (try context.count(Photo.self), try context.count(Place.self), try context.count(Tag.self))
     }
 }

@@ -7,13 +7,13 @@ import ObjectGraph
 /// ```swift
 /// let photos = try VacationSearch.photos(matching: "belem lis*", limit: 20, in: context)
 /// ```
-public enum VacationSearch {
+package enum VacationSearch {
     /// The photos whose text holds every word, best match first (bm25), then by date taken
     /// (photos without one first, as `photos` sorts them), then in the order they joined the
     /// vacation. Their places and tags come loaded.
     ///
     /// - Throws: `QueryError` for text without words.
-    public static func photos(matching text: String, limit: Int? = nil, in context: ObjectContext) throws -> [Photo] {
+    package static func photos(matching text: String, limit: Int? = nil, in context: ObjectContext) throws -> [Photo] {
         var request: SearchRequest<Photo>
         do {
             request = try SearchRequest<Photo>(text, sortedBy: [ObjectSortDescriptor("dateTaken")], limit: limit)

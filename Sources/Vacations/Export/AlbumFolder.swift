@@ -18,15 +18,15 @@ import Darwin
 /// try folder.writeFile(named: "index.html", bytes)
 /// try folder.commit()                                   // or folder.discard()
 /// ```
-public final class AlbumFolder {
+package final class AlbumFolder {
     /// The file that marks a folder as an album this command may replace.
-    public static let markerName = ".vacation-album"
-    public static let thumbnailsFolderName = "thumbnails"
+    static let markerName = ".vacation-album"
+    static let thumbnailsFolderName = "thumbnails"
 
     /// Where the album ends up (symbolic links resolved).
-    public let destination: String
+    package let destination: String
     /// Where it is built.
-    public let staging: String
+    package let staging: String
     private var replacesExisting: Bool
     private var hasThumbnailsFolder = false
     private var finished = false
@@ -36,7 +36,7 @@ public final class AlbumFolder {
     /// - Throws: `ExportError.destinationInTheWay` for a file, or a folder that is neither
     ///   empty nor an album; `ExportError.cannotWrite` when the parent folder is missing or
     ///   not writable.
-    public init(destination path: String) throws(ExportError) {
+    package init(destination path: String) throws(ExportError) {
         var resolved = path
         while resolved.count > 1 && resolved.hasSuffix("/") { resolved.removeLast() }
         if Self.kind(at: resolved) == S_IFLNK {
@@ -73,12 +73,12 @@ public final class AlbumFolder {
     deinit { discard() }
 
     /// Writes a file of the album (a name, no folders).
-    public func writeFile(named name: String, _ bytes: [UInt8]) throws(ExportError) {
+    func writeFile(named name: String, _ bytes: [UInt8]) throws(ExportError) {
         try Self.write(bytes, to: staging + "/" + name, reportingAs: destination + "/" + name)
     }
 
     /// Opens a file of the album for streaming: its bytes go through `output`.
-    public func fileOutput(named name: String) throws(ExportError) -> (output: ExportOutput, close: () throws -> Void) {
+    func fileOutput(named name: String) throws(ExportError) -> (output: ExportOutput, close: () throws -> Void) {
         let path = staging + "/" + name
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { throw .system(destination + "/" + name, errno: errno) }
@@ -94,7 +94,7 @@ public final class AlbumFolder {
 
     /// Copies a local thumbnail into the album's `thumbnails/` folder; returns its relative path.
     /// `source` must be a regular file (a symbolic link is refused, never followed).
-    public func copyThumbnail(from source: String, as fileName: String) throws(ExportError) -> String? {
+    func copyThumbnail(from source: String, as fileName: String) throws(ExportError) -> String? {
         guard Self.kind(at: source) == S_IFREG, let data = FileManager.default.contents(atPath: source) else { return nil }
         if !hasThumbnailsFolder {
             guard mkdir(staging + "/" + Self.thumbnailsFolderName, 0o755) == 0 else { throw .system(destination, errno: errno) }
@@ -107,7 +107,7 @@ public final class AlbumFolder {
 
     /// Puts the album in place: renamed to the destination, or exchanged with the old album,
     /// which is then removed.
-    public func commit() throws(ExportError) {
+    package func commit() throws(ExportError) {
         try writeFile(named: Self.markerName, Array("An album written by 'vacation export html'; the next export replaces it.\n".utf8))
         if replacesExisting {
             if let renameAt2, renameAt2(AT_FDCWD, staging, AT_FDCWD, destination, renameExchange) == 0 {
@@ -140,7 +140,7 @@ public final class AlbumFolder {
     }
 
     /// Removes the staging folder and what was built in it.
-    public func discard() {
+    package func discard() {
         guard !finished else { return }
         finished = true
         try? FileManager.default.removeItem(atPath: staging)   // nothing else can be done about a failed clean-up

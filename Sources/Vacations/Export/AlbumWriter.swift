@@ -1,16 +1,16 @@
 import Foundation
 
 /// What an HTML album holds.
-public struct AlbumSummary: Sendable, Equatable {
-    public var photos = 0
+package struct AlbumSummary: Sendable, Equatable {
+    package var photos = 0
     /// Photos with a known location: the map's points.
-    public var located = 0
-    public var trips = 0
-    public var places = 0
+    package var located = 0
+    package var trips = 0
+    package var places = 0
     /// Thumbnails copied from the vacation into the album (the others load from Flickr).
-    public var localThumbnails = 0
+    package var localThumbnails = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// `export html`: `index.html` with the itinerary map (inline SVG), the trips, the places and

@@ -6,12 +6,12 @@ import Darwin
 #endif
 
 /// The formats `vacation export` writes.
-public enum ExportFormat: String, Sendable, CaseIterable {
+package enum ExportFormat: String, Sendable, CaseIterable {
     case geojson, kml, gpx, csv, html
 }
 
 /// Why an export could not be written. One line each, naming the path.
-public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The output (a file, a folder, a temporary file beside it) could not be made or written.
     case cannotWrite(path: String, reason: String)
     /// The album folder is in the way: a file, or a folder that is not an album.
@@ -19,7 +19,7 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The store's model lacks Photo, Tag or Place.
     case notAVacation
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotWrite(let path, let reason): "Cannot write \(path): \(reason)"
         case .destinationInTheWay(let path, let reason): "Cannot write the album to \(path): \(reason)"
@@ -40,26 +40,26 @@ public enum ExportError: Error, Equatable, Sendable, CustomStringConvertible {
 /// try output.write("<gpx>")
 /// try output.finish()
 /// ```
-public final class ExportOutput {
+package final class ExportOutput {
     private var buffer: [UInt8] = []
     private let flushLimit: Int
     private let sink: ([UInt8]) throws -> Void
     /// Bytes handed on so far.
-    public private(set) var byteCount = 0
+    private(set) var byteCount = 0
 
-    public init(flushLimit: Int = 1 << 16, sink: @escaping ([UInt8]) throws -> Void) {
+    package init(flushLimit: Int = 1 << 16, sink: @escaping ([UInt8]) throws -> Void) {
         self.flushLimit = flushLimit
         self.sink = sink
         buffer.reserveCapacity(flushLimit + 1_024)
     }
 
-    public func write(_ text: String) throws {
+    package func write(_ text: String) throws {
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= flushLimit { try flush() }
     }
 
     /// Hands on what is buffered.
-    public func finish() throws { try flush() }
+    package func finish() throws { try flush() }
 
     private func flush() throws {
         guard !buffer.isEmpty else { return }
@@ -78,8 +78,8 @@ public final class ExportOutput {
 /// try file.write(bytes)
 /// try file.commit()                                       // or file.discard()
 /// ```
-public final class AtomicFile {
-    public let path: String
+package final class AtomicFile {
+    package let path: String
     private let temporaryPath: String
     private var descriptor: Int32
 
@@ -87,7 +87,7 @@ public final class AtomicFile {
     ///
     /// - Throws: `ExportError.cannotWrite` when the folder is missing or not writable, or
     ///   `path` is a folder.
-    public init(path: String) throws(ExportError) {
+    package init(path: String) throws(ExportError) {
         self.path = path
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
@@ -105,7 +105,7 @@ public final class AtomicFile {
 
     deinit { discard() }
 
-    public func write(_ bytes: [UInt8]) throws(ExportError) {
+    package func write(_ bytes: [UInt8]) throws(ExportError) {
         guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: "the file is closed") }
         var failure: Int32 = 0
         bytes.withUnsafeBytes { raw in
@@ -123,7 +123,7 @@ public final class AtomicFile {
     }
 
     /// Flushes the file to disk and renames it over the destination.
-    public func commit() throws(ExportError) {
+    package func commit() throws(ExportError) {
         guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: "the file is closed") }
         var failure: Int32 = 0
         if fsync(descriptor) != 0 { failure = errno }
@@ -137,7 +137,7 @@ public final class AtomicFile {
     }
 
     /// Removes the temporary file, when it has not been committed.
-    public func discard() {
+    package func discard() {
         guard descriptor >= 0 else { return }
         close(descriptor)
         descriptor = -1

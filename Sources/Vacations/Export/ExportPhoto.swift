@@ -1,11 +1,11 @@
 import Foundation
 
 /// A place on Earth in degrees (WGS 84, as Flickr gives it).
-public struct Coordinate: Sendable, Equatable {
-    public var latitude: Double
-    public var longitude: Double
+struct Coordinate: Sendable, Equatable {
+    var latitude: Double
+    var longitude: Double
 
-    public init(latitude: Double, longitude: Double) {
+    init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude
     }
@@ -13,8 +13,8 @@ public struct Coordinate: Sendable, Equatable {
     /// The coordinate of a photo's stored latitude and longitude, or nil when they say nothing:
     /// either missing, not finite, out of range, or both zero. Flickr writes 0,0 (with accuracy
     /// 0) for "no location"; the importer stores that as none, but a store written by another
-    /// tool may hold it, and exports never put a photo at 0,0 for "unknown" (DESIGN §8).
-    public init?(latitude: Double?, longitude: Double?) {
+    /// tool may hold it, and exports never put a photo at 0,0 for "unknown" (README.md, "Trips and exports").
+    init?(latitude: Double?, longitude: Double?) {
         guard let latitude, let longitude, latitude.isFinite, longitude.isFinite,
               (-90...90).contains(latitude), (-180...180).contains(longitude),
               !(latitude == 0 && longitude == 0) else { return nil }
@@ -23,25 +23,25 @@ public struct Coordinate: Sendable, Equatable {
 }
 
 /// One photo as exports see it: the fields they write, read straight from the store.
-public struct ExportPhoto: Sendable, Equatable {
+struct ExportPhoto: Sendable, Equatable {
     /// The row's primary key, which a selection is made of.
-    public var key: Int64
+    var key: Int64
     /// The Flickr id.
-    public var id: String
+    var id: String
     /// The title as the CLI shows it (`photos --json`): the title, else the description's
     /// first line, else "Unknown".
-    public var title: String
-    public var place: String?
+    var title: String
+    var place: String?
     /// Tag names, sorted as `photos --json` sorts them.
-    public var tags: [String]
-    public var dateTaken: Date?
+    var tags: [String]
+    var dateTaken: Date?
     /// Latitude and longitude as stored (see `coordinate` for what exports use).
-    public var latitude: Double?
-    public var longitude: Double?
-    public var imageURL: String?
-    public var thumbnailURL: String?
+    var latitude: Double?
+    var longitude: Double?
+    var imageURL: String?
+    var thumbnailURL: String?
 
-    public init(key: Int64, id: String, title: String, place: String? = nil, tags: [String] = [], dateTaken: Date? = nil,
+    init(key: Int64, id: String, title: String, place: String? = nil, tags: [String] = [], dateTaken: Date? = nil,
                 latitude: Double? = nil, longitude: Double? = nil, imageURL: String? = nil, thumbnailURL: String? = nil) {
         self.key = key
         self.id = id
@@ -56,15 +56,15 @@ public struct ExportPhoto: Sendable, Equatable {
     }
 
     /// Where the photo was taken, or nil when unknown (0,0 included).
-    public var coordinate: Coordinate? { Coordinate(latitude: latitude, longitude: longitude) }
+    var coordinate: Coordinate? { Coordinate(latitude: latitude, longitude: longitude) }
 }
 
 /// URLs that an export may make a browser or a map program *load* or *follow*: absolute
 /// `http` or `https` URLs without spaces or controls. Anything else (`javascript:`, a relative
 /// path, text with markup) is still written as data where a format has a text field for it,
 /// but never as a link or an image source.
-public enum WebLink {
-    public static func loadable(_ text: String?) -> String? {
+enum WebLink {
+    static func loadable(_ text: String?) -> String? {
         guard let text, text.utf8.count <= 4_096 else { return nil }
         let lowered = text.prefix(8).lowercased()
         let schemeLength = lowered.hasPrefix("https://") ? 8 : lowered.hasPrefix("http://") ? 7 : 0

@@ -13,9 +13,9 @@ import Timestamps
 /// ExportText.csvField("a,b")             // "\"a,b\""
 /// ExportText.decimal(1e-05)              // "0.00001"
 /// ```
-public enum ExportText {
+enum ExportText {
     /// The character written in place of one that a format cannot carry at all.
-    public static let replacement: Unicode.Scalar = "\u{FFFD}"
+    static let replacement: Unicode.Scalar = "\u{FFFD}"
 
     // MARK: XML (KML, GPX)
 
@@ -24,7 +24,7 @@ public enum ExportText {
     /// (so that attribute normalisation and line-end handling give them back unchanged);
     /// characters XML 1.0 cannot carry at all — C0 controls other than tab, LF and CR,
     /// U+FFFE and U+FFFF — replaced by U+FFFD.
-    public static func xml(_ text: String) -> String {
+    static func xml(_ text: String) -> String {
         guard text.utf8.contains(where: needsXMLWork) || text.unicodeScalars.contains(where: isXMLNoncharacter) else { return text }
         var output = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -59,7 +59,7 @@ public enum ExportText {
     /// other than tab, line feed and carriage return, and Unicode noncharacters (parse errors
     /// in HTML) replaced by U+FFFD. Bidirectional marks stay: the album isolates each text
     /// in `<bdi>` so that they cannot reorder what surrounds it.
-    public static func html(_ text: String) -> String {
+    static func html(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { needsHTMLWork($0) }) else { return text }
         var output = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
@@ -94,7 +94,7 @@ public enum ExportText {
 
     /// A JSON string literal, escaped as every JSON the CLI prints: quotes, backslashes,
     /// C0 controls, DEL and U+2028/U+2029 escaped; everything else as it is.
-    public static func json(_ text: String) -> String {
+    static func json(_ text: String) -> String {
         // Most text needs no escape: bytes below 0x20, the quote, the backslash, DEL, and 0xE2
         // (the lead byte of U+2028 and U+2029) are the only ones that can need one.
         if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
@@ -120,7 +120,7 @@ public enum ExportText {
     }
 
     /// A JSON string, or `null`.
-    public static func json(_ text: String?) -> String {
+    static func json(_ text: String?) -> String {
         text.map { json($0) } ?? "null"
     }
 
@@ -129,7 +129,7 @@ public enum ExportText {
     /// One RFC 4180 field: quoted when it holds a comma, a quote, CR or LF, with quotes doubled;
     /// otherwise as it is. Every other character, controls included, is kept: CSV has no
     /// escapes, and a reader gets back exactly the text.
-    public static func csvField(_ text: String) -> String {
+    static func csvField(_ text: String) -> String {
         guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 13 || $0 == 10 }) else {
             return text
         }
@@ -141,7 +141,7 @@ public enum ExportText {
     /// A number in plain decimal notation with the fewest digits that read back as the same
     /// `Double` — never an exponent, which GPX's `xsd:decimal` and some KML readers refuse:
     /// `38.7`, `-9`, `0.00001`.
-    public static func decimal(_ value: Double) -> String {
+    static func decimal(_ value: Double) -> String {
         var text = "\(value)"
         if text.hasSuffix(".0") { text.removeLast(2) }
         guard let exponentIndex = text.firstIndex(where: { $0 == "e" || $0 == "E" }),
@@ -171,7 +171,7 @@ public enum ExportText {
     /// An ISO 8601 UTC timestamp in whole seconds, rounded down (`2023-04-01T10:15:00Z`), in the
     /// proleptic Gregorian calendar: the form of every date the CLI prints in JSON. A date outside
     /// the years 0001–9999 (a store's sentinel) is its seconds since 2001, as the CLI shows it.
-    public static func iso8601(_ date: Date) -> String {
+    static func iso8601(_ date: Date) -> String {
         let seconds = date.timeIntervalSinceReferenceDate
         return ISO8601Timestamp.string(secondsSinceReferenceDate: seconds) ?? "\(seconds)"
     }

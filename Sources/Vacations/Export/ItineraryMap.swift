@@ -9,15 +9,15 @@ import Foundation
 /// let frame = MapFrame(bounds: bounds)
 /// frame.point(lisbon)              // (x, y) in the view box
 /// ```
-public struct MapBounds: Sendable, Equatable {
-    public private(set) var minimumX = Double.infinity, maximumX = -Double.infinity
-    public private(set) var minimumY = Double.infinity, maximumY = -Double.infinity
+struct MapBounds: Sendable, Equatable {
+    private(set) var minimumX = Double.infinity, maximumX = -Double.infinity
+    private(set) var minimumY = Double.infinity, maximumY = -Double.infinity
 
-    public init() {}
+    init() {}
 
-    public var isEmpty: Bool { minimumX > maximumX }
+    var isEmpty: Bool { minimumX > maximumX }
 
-    public mutating func include(_ coordinate: Coordinate) {
+    mutating func include(_ coordinate: Coordinate) {
         let (x, y) = MapFrame.project(coordinate)
         minimumX = min(minimumX, x)
         maximumX = max(maximumX, x)
@@ -28,22 +28,22 @@ public struct MapBounds: Sendable, Equatable {
 
 /// Places projected points in the view box: the bounds scaled uniformly (the map keeps its
 /// shape) to the largest size that fits inside the margin, centred.
-public struct MapFrame: Sendable {
-    public static let width = 960.0
+struct MapFrame: Sendable {
+    static let width = 960.0
     /// The tallest view box; a wide itinerary gets a lower one, no lower than `minimumHeight`.
-    public static let maximumHeight = 540.0
-    public static let minimumHeight = 240.0
-    public static let margin = 36.0
+    static let maximumHeight = 540.0
+    static let minimumHeight = 240.0
+    static let margin = 36.0
     /// Web Mercator's latitude limit: the projection reaches infinity at the poles.
     static let latitudeLimit = 85.051_128_78
 
     /// The view box's height for these bounds.
-    public let height: Double
+    let height: Double
     private let scale: Double
     private let offsetX: Double
     private let offsetY: Double
 
-    public init(bounds: MapBounds) {
+    init(bounds: MapBounds) {
         let availableWidth = Self.width - 2 * Self.margin
         guard !bounds.isEmpty else {
             height = Self.minimumHeight
@@ -72,13 +72,13 @@ public struct MapFrame: Sendable {
     }
 
     /// The point of `coordinate` in the view box.
-    public func point(_ coordinate: Coordinate) -> (x: Double, y: Double) {
+    func point(_ coordinate: Coordinate) -> (x: Double, y: Double) {
         let (x, y) = Self.project(coordinate)
         return (offsetX + x * scale, offsetY - y * scale)
     }
 
     /// `x,y` with one decimal, as SVG attributes and point lists take them.
-    public func text(_ coordinate: Coordinate) -> (x: String, y: String) {
+    func text(_ coordinate: Coordinate) -> (x: String, y: String) {
         let (x, y) = point(coordinate)
         return (Self.oneDecimal(x), Self.oneDecimal(y))
     }

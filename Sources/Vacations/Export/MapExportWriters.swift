@@ -2,11 +2,11 @@ import Foundation
 
 /// How many photos an export wrote, and how many of the selection it left out (photos
 /// without a known location, in the formats that need one).
-public struct ExportSummary: Sendable, Equatable {
-    public var written: Int
-    public var leftOut: Int
+package struct ExportSummary: Sendable, Equatable {
+    package var written: Int
+    package var leftOut: Int
 
-    public init(written: Int = 0, leftOut: Int = 0) {
+    package init(written: Int = 0, leftOut: Int = 0) {
         self.written = written
         self.leftOut = leftOut
     }

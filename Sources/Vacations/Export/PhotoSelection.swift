@@ -10,19 +10,19 @@ import SQLiteDB
 /// let selection = try PhotoSelection(format: "ANY tags.name == 'sea'")
 /// let keys = try selection.resolve(in: context)          // checked against the model, then run
 /// ```
-public struct PhotoSelection: Sendable, Equatable {
-    public var predicate: ObjectPredicate?
+package struct PhotoSelection: Sendable, Equatable {
+    package var predicate: ObjectPredicate?
 
-    public static let all = PhotoSelection(predicate: nil)
+    package static let all = PhotoSelection(predicate: nil)
 
-    public init(predicate: ObjectPredicate?) {
+    package init(predicate: ObjectPredicate?) {
         self.predicate = predicate
     }
 
     /// A selection from predicate text; nil or empty text selects every photo.
     ///
     /// - Throws: `QueryError` when the text does not parse (with the position).
-    public init(format: String?) throws(QueryError) {
+    package init(format: String?) throws(QueryError) {
         guard let format else {
             self.init(predicate: nil)
             return
@@ -38,7 +38,7 @@ public struct PhotoSelection: Sendable, Equatable {
     ///
     /// - Throws: `QueryError` for a predicate the model or the store refuses (an unknown key
     ///   path, a type mismatch, an expression too deep for SQLite).
-    public func resolve(in context: ObjectContext) throws -> ResolvedSelection {
+    package func resolve(in context: ObjectContext) throws -> ResolvedSelection {
         guard let predicate else { return .all }
         do {
             let ids = try context.fetchObjectIDs(FetchRequest<Photo>(predicate: predicate))
@@ -57,20 +57,20 @@ public struct PhotoSelection: Sendable, Equatable {
 
 /// A selection run against a store: every photo, or a set of primary keys (8 bytes a
 /// matching photo, sorted, looked up by binary search as rows stream by).
-public struct ResolvedSelection: Sendable, Equatable {
+package struct ResolvedSelection: Sendable, Equatable {
     private let keys: [Int64]?
 
-    public static let all = ResolvedSelection(allPhotos: ())
+    package static let all = ResolvedSelection(allPhotos: ())
 
     private init(allPhotos: Void) { keys = nil }
 
-    public init(keys: [Int64]) {
+    package init(keys: [Int64]) {
         self.keys = keys.sorted()
     }
 
-    public var isAll: Bool { keys == nil }
+    var isAll: Bool { keys == nil }
 
-    public func contains(_ key: Int64) -> Bool {
+    package func contains(_ key: Int64) -> Bool {
         guard let keys else { return true }
         var low = 0, high = keys.count
         while low < high {

@@ -17,14 +17,14 @@ import SQLiteDB
 ///     try output.finish()
 /// }
 /// ```
-public struct VacationExporter {
-    public let coordinator: StoreCoordinator
-    public let context: ObjectContext
-    public let vacationName: String
+package struct VacationExporter {
+    package let coordinator: StoreCoordinator
+    package let context: ObjectContext
+    package let vacationName: String
     /// The vacation's `AdditionalContent/Thumbnails` folder, where local thumbnails are kept.
-    public let thumbnailsFolder: URL?
+    package let thumbnailsFolder: URL?
 
-    public init(coordinator: StoreCoordinator, context: ObjectContext, vacationName: String, thumbnailsFolder: URL? = nil) {
+    package init(coordinator: StoreCoordinator, context: ObjectContext, vacationName: String, thumbnailsFolder: URL? = nil) {
         self.coordinator = coordinator
         self.context = context
         self.vacationName = vacationName
@@ -32,7 +32,7 @@ public struct VacationExporter {
     }
 
     /// Runs `body` inside one read transaction on the store.
-    public func snapshot<T>(_ body: () throws -> T) throws -> T {
+    package func snapshot<T>(_ body: () throws -> T) throws -> T {
         try coordinator.withConnection { try $0.execute("BEGIN DEFERRED TRANSACTION") }
         defer {
             // Ending a transaction that only read cannot lose anything, whatever the outcome.
@@ -44,12 +44,12 @@ public struct VacationExporter {
     /// Runs a selection against the store.
     ///
     /// - Throws: `QueryError` for a predicate the model or the store refuses.
-    public func resolve(_ selection: PhotoSelection) throws -> ResolvedSelection {
+    package func resolve(_ selection: PhotoSelection) throws -> ResolvedSelection {
         try selection.resolve(in: context)
     }
 
     /// Writes the selected photos in a data format (not `.html`: an album is a folder).
-    public func write(_ format: ExportFormat, _ selection: ResolvedSelection, to output: ExportOutput) throws -> ExportSummary {
+    package func write(_ format: ExportFormat, _ selection: ResolvedSelection, to output: ExportOutput) throws -> ExportSummary {
         let name = vacationName
         return try coordinator.withConnection { connection in
             let source = PhotoSource(reader: try PhotoReader(connection: connection, model: coordinator.model), selection: selection)
@@ -64,7 +64,7 @@ public struct VacationExporter {
     }
 
     /// Writes the HTML album of the selected photos into `folder` (the caller commits it).
-    public func writeAlbum(_ selection: ResolvedSelection, gap: TimeInterval, into folder: AlbumFolder) throws -> AlbumSummary {
+    package func writeAlbum(_ selection: ResolvedSelection, gap: TimeInterval, into folder: AlbumFolder) throws -> AlbumSummary {
         var thumbnails: String?
         if let path = thumbnailsFolder?.path, AlbumFolder.kind(at: path) == S_IFDIR { thumbnails = path }
         let writer = AlbumWriter(vacation: vacationName, gap: gap, thumbnailsFolder: thumbnails)

@@ -10,8 +10,8 @@ import Foundation
 ///     print("Error: \(error)")   // Error: Flickr error 112: Method "flickr.fakeMethod" not found
 /// }
 /// ```
-public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Not well-formed XML or JSON, or not a feed format at all.
         case malformed
         /// The input ends in the middle of the document (or is empty).
@@ -37,7 +37,7 @@ public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// Where in the input the problem was found.
-    public enum Position: Sendable, Equatable, CustomStringConvertible {
+    package enum Position: Sendable, Equatable, CustomStringConvertible {
         /// 1-based line and column (XML).
         case lineColumn(line: Int, column: Int)
         /// 1-based line (XML, where libxml2 knows no column for an element it has read).
@@ -45,7 +45,7 @@ public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
         /// 0-based offset in bytes from the start of the input (JSON, UTF-8 checks).
         case byteOffset(Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case let .lineColumn(line, column): return "line \(line), column \(column)"
             case let .line(line): return "line \(line)"
@@ -54,14 +54,14 @@ public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
         }
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The format being read when it failed, when known.
-    public var format: FeedFormat?
-    public var position: Position?
+    package var format: FeedFormat?
+    package var position: Position?
     /// The details, such as libxml2's message or "expected ':' after an object key".
-    public var detail: String
+    package var detail: String
 
-    public init(_ kind: Kind, format: FeedFormat? = nil, at position: Position? = nil, _ detail: String = "") {
+    package init(_ kind: Kind, format: FeedFormat? = nil, at position: Position? = nil, _ detail: String = "") {
         self.kind = kind
         self.format = format
         self.position = position
@@ -75,7 +75,7 @@ public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
     }
 
     /// Flickr's error code for a failure response, else `nil`.
-    public var flickrCode: Int? {
+    var flickrCode: Int? {
         if case let .flickrFailure(code, _) = kind { return code }
         return nil
     }
@@ -83,7 +83,7 @@ public struct FeedError: Error, CustomStringConvertible, Sendable, Equatable {
     /// One line: control characters quoted from the feed (libxml2's excerpts of the input,
     /// Flickr's own message) show as `\u{…}`, so that they neither break the line nor reach a
     /// terminal.
-    public var description: String {
+    package var description: String {
         let text = unquotedDescription
         guard text.unicodeScalars.contains(where: Self.isControl) else { return text }
         return text.unicodeScalars.map { scalar in

@@ -18,11 +18,11 @@ import Foundation
 /// ``FeedError``, and so does a Flickr response of a kind not read (``FeedError/Kind-swift.enum/unclaimed``:
 /// `places.find`, `photos.geo.getLocation`, `people.getInfo`, …). Records may have been delivered before the error is found (a truncated
 /// file is only known at its end), so import a feed in one transaction.
-public enum FlickrFeedReader {
+package enum FlickrFeedReader {
     /// Deepest nesting of elements, objects or arrays accepted; Flickr's own go to 5.
-    public static let maximumDepth = 64
+    package static let maximumDepth = 64
     /// Longest text (a title, a description) accepted, in bytes.
-    public static let maximumTextLength = 8 * 1024 * 1024
+    static let maximumTextLength = 8 * 1024 * 1024
 
     /// The format of a feed from its first bytes: after an optional UTF-8 byte order mark
     /// and whitespace, `<` is XML, `{` or `[` is JSON, and a name followed by `(` is JSONP.
@@ -31,7 +31,7 @@ public enum FlickrFeedReader {
     /// ```swift
     /// FlickrFeedReader.sniff(Array("jsonFlickrApi({".utf8))  // .jsonp
     /// ```
-    public static func sniff(_ prefix: some Sequence<UInt8>) -> FeedFormat? {
+    package static func sniff(_ prefix: some Sequence<UInt8>) -> FeedFormat? {
         if case let .format(format) = sniffPrefix(Array(prefix)) { return format }
         return nil
     }
@@ -44,7 +44,7 @@ public enum FlickrFeedReader {
     /// - Throws: ``FeedError`` when the feed cannot be read, is not a Flickr feed or is
     ///   Flickr's failure response; whatever `photo` or `place` throw, unchanged.
     @discardableResult
-    public static func read(
+    package static func read(
         contentsOf url: URL,
         photo: (FlickrPhoto) throws -> Void,
         place: (FlickrPlace) throws -> Void = { _ in }
@@ -55,7 +55,7 @@ public enum FlickrFeedReader {
     /// Reads a feed from an open file handle, such as standard input for `-`. The handle is
     /// read to its end and left open.
     @discardableResult
-    public static func read(
+    package static func read(
         fileHandle: FileHandle,
         photo: (FlickrPhoto) throws -> Void,
         place: (FlickrPlace) throws -> Void = { _ in }
@@ -65,7 +65,7 @@ public enum FlickrFeedReader {
 
     /// Reads a feed held in memory.
     @discardableResult
-    public static func read(
+    package static func read(
         data: Data,
         photo: (FlickrPhoto) throws -> Void,
         place: (FlickrPlace) throws -> Void = { _ in }

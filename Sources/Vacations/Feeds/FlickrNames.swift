@@ -2,7 +2,7 @@ import Foundation
 
 /// The text rules of ARCHITECTURE.md §3 that turn what a feed says into tag names, place names and
 /// photo ids. Pure functions, shared by the importer and the queries.
-public enum FlickrNames {
+package enum FlickrNames {
     /// Tag names from raw tag tokens: each string is split on runs of whitespace, empty
     /// tokens and machine tags (those with `:`) are dropped, case is folded, duplicates go
     /// (the first stays in place), and so do names in `excluding` (compared folded too).
@@ -10,7 +10,7 @@ public enum FlickrNames {
     /// ```swift
     /// FlickrNames.tags(["Beach  SUNSET beach geo:lat=1 Sunset"], excluding: [])  // ["beach", "sunset"]
     /// ```
-    public static func tags(_ raw: [String], excluding: [String] = []) -> [String] {
+    package static func tags(_ raw: [String], excluding: [String] = []) -> [String] {
         let excluded = Set(excluding.map(foldTag))
         var seen = Set<String>()
         var names: [String] = []
@@ -32,12 +32,12 @@ public enum FlickrNames {
     }
 
     /// A tag name folded as the store keeps it: `lowercased()` does not depend on the locale.
-    public static func foldTag<S: StringProtocol>(_ tag: S) -> String {
+    package static func foldTag<S: StringProtocol>(_ tag: S) -> String {
         tag.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
 
     /// `text` in Unicode NFC, as names are stored. ASCII text is NFC already.
-    public static func composed(_ text: String) -> String {
+    package static func composed(_ text: String) -> String {
         isASCII(text) ? text : text.precomposedStringWithCanonicalMapping
     }
 
@@ -77,7 +77,7 @@ public enum FlickrNames {
     /// FlickrNames.placeName("  New   York  ")  // "New York"
     /// FlickrNames.placeName(" \n ")            // nil
     /// ```
-    public static func placeName(_ raw: String) -> String? {
+    package static func placeName(_ raw: String) -> String? {
         if isASCII(raw) {
             var name: [UInt8] = []
             name.reserveCapacity(raw.utf8.count)
@@ -106,7 +106,7 @@ public enum FlickrNames {
     /// FlickrNames.canonicalID(" 0007093101501 ")  // "7093101501"
     /// FlickrNames.canonicalID("7.09e9")           // nil
     /// ```
-    public static func canonicalID(_ raw: String) -> String? {
+    package static func canonicalID(_ raw: String) -> String? {
         var text = raw
         return text.withUTF8 { bytes in
             canonicalID(UnsafeRawBufferPointer(bytes), trimming: true)

@@ -13,40 +13,40 @@ import Foundation
 ///     print(photo.id, photo.title ?? "Unknown")
 /// })
 /// ```
-public struct FlickrPhoto: Sendable, Equatable {
+package struct FlickrPhoto: Sendable, Equatable {
     /// The Flickr id as a canonical decimal string: digits only, no leading zeros.
-    public var id: String
-    public var title: String?
+    package var id: String
+    package var title: String?
     /// The description (`description` extra, or getInfo's `description._content`).
-    public var description: String?
+    package var description: String?
     /// The owner's NSID, such as `67131352@N04`.
-    public var owner: String?
-    public var ownerName: String?
+    package var owner: String?
+    package var ownerName: String?
     /// When the photo was taken; Flickr gives a wall-clock time, read here as UTC.
-    public var dateTaken: Date?
-    public var dateUploaded: Date?
+    package var dateTaken: Date?
+    package var dateUploaded: Date?
     /// `nil` when the record has no usable geo data; ``emptied`` says when it says "none"
     /// (Flickr writes 0,0 with accuracy 0 for that), never a point at 0,0.
-    public var latitude: Double?
-    public var longitude: Double?
-    public var imageURL: String?
-    public var thumbnailURL: String?
+    package var latitude: Double?
+    package var longitude: Double?
+    package var imageURL: String?
+    package var thumbnailURL: String?
     /// `photo` or `video`.
-    public var media: String?
+    package var media: String?
     /// Raw tag tokens in feed order, machine tags included.
-    public var tags: [String]
-    public var placeID: String?
-    public var woeid: String?
+    package var tags: [String]
+    package var placeID: String?
+    package var woeid: String?
     /// `derived_place`, or for a getInfo photo its location as "locality, region, country".
-    public var derivedPlace: String?
+    var derivedPlace: String?
     /// Fields the record carries with an empty value: their `nil` means "none", not "unknown".
-    public var emptied: PhotoFields
+    package var emptied: PhotoFields
     /// Fields whose value the reader made from others rather than read: the image and thumbnail
     /// URLs built from `server` and `secret` when no `url_*` extra gives them. Such a value fills
     /// a field a photo lacks and replaces none.
-    public var derived: PhotoFields
+    package var derived: PhotoFields
 
-    public init(
+    package init(
         id: String, title: String? = nil, description: String? = nil, owner: String? = nil,
         ownerName: String? = nil, dateTaken: Date? = nil, dateUploaded: Date? = nil,
         latitude: Double? = nil, longitude: Double? = nil, imageURL: String? = nil,
@@ -76,15 +76,15 @@ public struct FlickrPhoto: Sendable, Equatable {
 }
 
 /// One entry of a top-places list (`flickr.places.getTopPlacesList`).
-public struct FlickrPlace: Sendable, Equatable {
-    public var placeID: String?
-    public var woeid: String?
+package struct FlickrPlace: Sendable, Equatable {
+    package var placeID: String?
+    package var woeid: String?
     /// The place's name as the feed gives it, such as "New York, US, United States".
-    public var name: String
+    package var name: String
     /// The photos Flickr counts for the place (`photo_count`), when the list says.
-    public var photoCount: Int?
+    package var photoCount: Int?
 
-    public init(placeID: String?, woeid: String?, name: String, photoCount: Int? = nil) {
+    package init(placeID: String?, woeid: String?, name: String, photoCount: Int? = nil) {
         self.placeID = placeID
         self.woeid = woeid
         self.name = name
@@ -93,24 +93,24 @@ public struct FlickrPlace: Sendable, Equatable {
 }
 
 /// A record that was skipped because it could not be used; the rest of the feed was read.
-public struct FeedProblem: Sendable, Equatable, CustomStringConvertible {
+package struct FeedProblem: Sendable, Equatable, CustomStringConvertible {
     /// The record's id as the feed wrote it, when it had one.
-    public var id: String?
-    public var reason: String
+    package var id: String?
+    package var reason: String
 
-    public init(id: String?, reason: String) {
+    package init(id: String?, reason: String) {
         self.id = id
         self.reason = reason
     }
 
-    public var description: String {
+    package var description: String {
         if let id { return "record \(id): \(reason)" }
         return "record without id: \(reason)"
     }
 }
 
 /// How a feed is written; found from its first bytes, never from the file name.
-public enum FeedFormat: String, Sendable, Equatable, CustomStringConvertible {
+package enum FeedFormat: String, Sendable, Equatable, CustomStringConvertible {
     /// Flickr REST XML (`<rsp stat="ok">`).
     case xml
     /// `format=json&nojsoncallback=1`.
@@ -118,7 +118,7 @@ public enum FeedFormat: String, Sendable, Equatable, CustomStringConvertible {
     /// `format=json`: JSON wrapped in a callback, `jsonFlickrApi({...})`.
     case jsonp
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .xml: return "XML"
         case .json: return "JSON"
@@ -128,7 +128,7 @@ public enum FeedFormat: String, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// What a feed holds.
-public enum FeedContent: String, Sendable, Equatable {
+package enum FeedContent: String, Sendable, Equatable {
     /// A photo list: search, getRecent, interestingness, favorites, photoset.
     case photos
     /// One `flickr.photos.getInfo` photo.
@@ -138,19 +138,19 @@ public enum FeedContent: String, Sendable, Equatable {
 }
 
 /// What ``FlickrFeedReader`` found in a feed that it read to the end.
-public struct FeedSummary: Sendable, Equatable {
-    public var format: FeedFormat
-    public var content: FeedContent
+package struct FeedSummary: Sendable, Equatable {
+    package var format: FeedFormat
+    package var content: FeedContent
     /// Photos handed to the `photo` callback.
-    public var photoCount: Int
+    package var photoCount: Int
     /// Places handed to the `place` callback.
-    public var placeCount: Int
+    package var placeCount: Int
     /// Records that were skipped, in document order.
-    public var problems: [FeedProblem]
+    package var problems: [FeedProblem]
     /// Where this page stands in a paged photo list, when the list says (`nil` otherwise).
-    public var paging: FeedPaging?
+    package var paging: FeedPaging?
 
-    public init(format: FeedFormat, content: FeedContent, photoCount: Int = 0, placeCount: Int = 0,
+    package init(format: FeedFormat, content: FeedContent, photoCount: Int = 0, placeCount: Int = 0,
                 problems: [FeedProblem] = [], paging: FeedPaging? = nil) {
         self.format = format
         self.content = content
@@ -164,13 +164,13 @@ public struct FeedSummary: Sendable, Equatable {
 /// A photo list's paging, as Flickr writes it on the list (`page`, `pages`, `perpage` or
 /// `per_page`, `total`), numbers or strings alike; a value that is not a whole number is `nil`.
 /// `vacation fetch` reads `pages` to know when to stop.
-public struct FeedPaging: Sendable, Equatable {
-    public var page: Int?
-    public var pages: Int?
-    public var perPage: Int?
-    public var total: Int?
+package struct FeedPaging: Sendable, Equatable {
+    package var page: Int?
+    package var pages: Int?
+    package var perPage: Int?
+    package var total: Int?
 
-    public init(page: Int? = nil, pages: Int? = nil, perPage: Int? = nil, total: Int? = nil) {
+    package init(page: Int? = nil, pages: Int? = nil, perPage: Int? = nil, total: Int? = nil) {
         self.page = page
         self.pages = pages
         self.perPage = perPage

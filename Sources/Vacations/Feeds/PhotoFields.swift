@@ -9,29 +9,29 @@
 /// let bare = DraftRules().draft(from: FlickrPhoto(id: "1", title: "Sunset"))
 /// bare.unknown.contains(.tags)   // true: visiting keeps the photo's tags
 /// ```
-public struct PhotoFields: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt16
+package struct PhotoFields: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt16
 
-    public init(rawValue: UInt16) {
+    package init(rawValue: UInt16) {
         self.rawValue = rawValue
     }
 
-    public static let title = PhotoFields(rawValue: 1 << 0)
+    package static let title = PhotoFields(rawValue: 1 << 0)
     /// The description (`description` extra, getInfo's `<description>`), kept as `subtitle`.
-    public static let subtitle = PhotoFields(rawValue: 1 << 1)
+    package static let subtitle = PhotoFields(rawValue: 1 << 1)
     /// The owner's name (`ownername`, getInfo's `username`). The user id alone stands in for a
     /// name the photo lacks; it never replaces one.
-    public static let owner = PhotoFields(rawValue: 1 << 2)
-    public static let dateTaken = PhotoFields(rawValue: 1 << 3)
-    public static let dateUploaded = PhotoFields(rawValue: 1 << 4)
+    package static let owner = PhotoFields(rawValue: 1 << 2)
+    package static let dateTaken = PhotoFields(rawValue: 1 << 3)
+    package static let dateUploaded = PhotoFields(rawValue: 1 << 4)
     /// Latitude and longitude, as one.
-    public static let coordinates = PhotoFields(rawValue: 1 << 5)
-    public static let imageURL = PhotoFields(rawValue: 1 << 6)
-    public static let thumbnailURL = PhotoFields(rawValue: 1 << 7)
-    public static let media = PhotoFields(rawValue: 1 << 8)
-    public static let tags = PhotoFields(rawValue: 1 << 9)
+    package static let coordinates = PhotoFields(rawValue: 1 << 5)
+    package static let imageURL = PhotoFields(rawValue: 1 << 6)
+    package static let thumbnailURL = PhotoFields(rawValue: 1 << 7)
+    package static let media = PhotoFields(rawValue: 1 << 8)
+    package static let tags = PhotoFields(rawValue: 1 << 9)
 
-    public static let all: PhotoFields = [
+    package static let all: PhotoFields = [
         .title, .subtitle, .owner, .dateTaken, .dateUploaded, .coordinates, .imageURL, .thumbnailURL, .media, .tags,
     ]
 }

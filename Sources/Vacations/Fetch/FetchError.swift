@@ -4,8 +4,8 @@
 ///
 /// Messages never carry the API key: they are built from the method, the page and the host,
 /// never from a URL, and the CLI still redacts the key from anything it prints.
-public struct FetchError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+package struct FetchError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
         /// No answer, or no usable one, after the retries: timeouts, connection failures,
         /// interrupted transfers, 5xx, 429, or an HTTP error that retrying cannot mend (69).
         case unavailable
@@ -18,17 +18,17 @@ public struct FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         case failed
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// One line, without the `Error: ` label.
-    public var message: String
+    package var message: String
     /// Flickr's code, for a failure response.
-    public var flickrCode: Int?
+    var flickrCode: Int?
 
-    public init(_ kind: Kind, _ message: String, flickrCode: Int? = nil) {
+    package init(_ kind: Kind, _ message: String, flickrCode: Int? = nil) {
         self.kind = kind
         self.message = message
         self.flickrCode = flickrCode
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -12,9 +12,9 @@ import Foundation
 /// case .gaveUp(let reason, _): …          // exit 69
 /// }
 /// ```
-public struct FlickrClient: Sendable {
+package struct FlickrClient: Sendable {
     /// What came of a request.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// An answer that is not retried, after `attempts` attempts.
         case answered(HTTPResponse, attempts: Int)
         /// The policy gave up; `reason` says what the last attempt met (no URL, no key), and
@@ -24,29 +24,29 @@ public struct FlickrClient: Sendable {
     }
 
     /// What a retry is about to do, for a warning line.
-    public struct RetryNote: Sendable, Equatable, CustomStringConvertible {
+    package struct RetryNote: Sendable, Equatable, CustomStringConvertible {
         /// What the failed attempt met, e.g. "HTTP 503".
-        public var problem: String
+        package var problem: String
         /// The attempt that comes next (2 for the first retry), of `maximumAttempts`.
-        public var nextAttempt: Int
-        public var maximumAttempts: Int
-        public var wait: Duration
+        var nextAttempt: Int
+        package var maximumAttempts: Int
+        package var wait: Duration
 
-        public var description: String {
+        package var description: String {
             "\(problem); trying again (attempt \(nextAttempt) of \(maximumAttempts))"
         }
     }
 
-    public var transport: any HTTPTransport
-    public var policy: RetryPolicy
+    package var transport: any HTTPTransport
+    package var policy: RetryPolicy
     /// Seconds on a clock that never goes back.
-    public var clock: @Sendable () -> Double
+    package var clock: @Sendable () -> Double
     /// Waits; tests give one that only advances their clock.
-    public var sleep: @Sendable (Duration) -> Void
+    package var sleep: @Sendable (Duration) -> Void
     /// The wall clock, for `Retry-After` dates.
-    public var now: @Sendable () -> Date
+    package var now: @Sendable () -> Date
 
-    public init(transport: any HTTPTransport, policy: RetryPolicy,
+    package init(transport: any HTTPTransport, policy: RetryPolicy,
                 clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime },
                 sleep: @escaping @Sendable (Duration) -> Void = { Thread.sleep(forTimeInterval: RetryPolicy.seconds($0)) },
                 now: @escaping @Sendable () -> Date = { Date() }) {
@@ -58,13 +58,13 @@ public struct FlickrClient: Sendable {
     }
 
     /// GETs `url`, retrying as the policy says; `retrying` hears of each retry before its wait.
-    public func get(_ url: URL, retrying: (RetryNote) -> Void = { _ in }) -> Outcome {
+    package func get(_ url: URL, retrying: (RetryNote) -> Void = { _ in }) -> Outcome {
         var random = SystemRandomNumberGenerator()
         return get(url, random: &random, retrying: retrying)
     }
 
     /// As `get(_:retrying:)`, with the jitter drawn from `random` (tests seed it).
-    public func get(_ url: URL, random: inout some RandomNumberGenerator, retrying: (RetryNote) -> Void) -> Outcome {
+    package func get(_ url: URL, random: inout some RandomNumberGenerator, retrying: (RetryNote) -> Void) -> Outcome {
         let start = clock()
         let limit = RetryPolicy.seconds(policy.giveUpAfter)
         var attempt = 0
@@ -112,7 +112,7 @@ public struct FlickrClient: Sendable {
     }
 
     /// 429 (Too Many Requests) and the 5xx server errors pass; other answers are final.
-    public static func isRetryable(status: Int) -> Bool {
+    static func isRetryable(status: Int) -> Bool {
         status == 429 || (500...599).contains(status)
     }
 

@@ -14,41 +14,41 @@ import Foundation
 /// let fetched = try fetcher.fetchPages(maximum: 3)
 /// importer.importFeedsTogether(fetched.pages.map { .file($0.file) }, rules: DraftRules())
 /// ```
-public struct FlickrFetcher {
+package struct FlickrFetcher {
     /// One page, saved and read.
-    public struct Page: Sendable, Equatable {
-        public var number: Int
+    package struct Page: Sendable, Equatable {
+        package var number: Int
         /// The response as it arrived, byte for byte.
-        public var file: URL
-        public var summary: FeedSummary
+        package var file: URL
+        package var summary: FeedSummary
         /// The ids of the page's photos, in order, as the feed gives them.
-        public var photoIDs: [String]
+        package var photoIDs: [String]
         /// The entries of a top-places list.
-        public var places: [FlickrPlace]
+        package var places: [FlickrPlace]
     }
 
     /// What a fetch brought.
-    public struct Pages: Sendable, Equatable {
-        public var pages: [Page] = []
+    package struct Pages: Sendable, Equatable {
+        package var pages: [Page] = []
         /// Requests sent, retries included.
-        public var requests = 0
+        package var requests = 0
         /// The pages Flickr says the list has (from the first page), when it says.
-        public var pagesAvailable: Int?
+        var pagesAvailable: Int?
 
-        public var photoCount: Int { pages.reduce(0) { $0 + $1.summary.photoCount } }
+        package var photoCount: Int { pages.reduce(0) { $0 + $1.summary.photoCount } }
     }
 
-    public let client: FlickrClient
-    public let request: FlickrRequest
-    public let apiKey: String
+    package let client: FlickrClient
+    package let request: FlickrRequest
+    package let apiKey: String
     /// Where the responses are saved (the caller's temporary folder).
-    public let folder: URL
+    package let folder: URL
     /// Hears of each retry.
-    public var retrying: (_ label: String, _ note: FlickrClient.RetryNote) -> Void = { _, _ in }
+    package var retrying: (_ label: String, _ note: FlickrClient.RetryNote) -> Void = { _, _ in }
     /// Hears of each page read, with the number of pages the fetch expects (once known).
-    public var pageRead: (_ page: Page, _ expected: Int?) -> Void = { _, _ in }
+    package var pageRead: (_ page: Page, _ expected: Int?) -> Void = { _, _ in }
 
-    public init(client: FlickrClient, request: FlickrRequest, apiKey: String, folder: URL) {
+    package init(client: FlickrClient, request: FlickrRequest, apiKey: String, folder: URL) {
         self.client = client
         self.request = request
         self.apiKey = apiKey
@@ -60,7 +60,7 @@ public struct FlickrFetcher {
     ///
     /// - Throws: ``FetchError``: `.unavailable` when a page could not be had after the retries,
     ///   `.badResponse` for a failure response or an answer that is not the list asked for.
-    public func fetchPages(maximum: Int) throws(FetchError) -> Pages {
+    package func fetchPages(maximum: Int) throws(FetchError) -> Pages {
         var result = Pages()
         var number = 1
         while number <= maximum {
@@ -76,7 +76,7 @@ public struct FlickrFetcher {
     }
 
     /// Fetches one page (the top-places list is page 1), retrying, and reads it.
-    public func fetchPage(_ number: Int, requests: inout Int) throws(FetchError) -> Page {
+    package func fetchPage(_ number: Int, requests: inout Int) throws(FetchError) -> Page {
         let label = request.query.isPhotoList ? "page \(number) of \(request.query.method)" : request.query.method
         let host = request.endpoint.host ?? "Flickr"
         let outcome = client.get(request.url(page: number, apiKey: apiKey), retrying: { note in retrying(label, note) })

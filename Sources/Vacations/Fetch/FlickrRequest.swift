@@ -1,12 +1,12 @@
 import Foundation
 
-/// What `vacation fetch` asks Flickr for (DESIGN §8): a photo list, or the top places.
+/// What `vacation fetch` asks Flickr for (README.md, "Straight from Flickr"): a photo list, or the top places.
 ///
 /// Each maps to a method of Flickr's REST API with its documented parameters:
 /// `flickr.photos.search` (`text`, `tags`, `place_id`, `user_id`), `flickr.photosets.getPhotos`
 /// (`photoset_id`, with `user_id` for the set's owner when given), `flickr.photos.getRecent`,
 /// `flickr.interestingness.getList` and `flickr.places.getTopPlacesList` (`place_type_id`).
-public enum FlickrQuery: Sendable, Equatable {
+package enum FlickrQuery: Sendable, Equatable {
     case search(text: String)
     /// Photos with any of these tags (Flickr's default `tag_mode`).
     case tags([String])
@@ -18,10 +18,10 @@ public enum FlickrQuery: Sendable, Equatable {
     case topPlaces(placeType: Int)
 
     /// The top places a vacation asks for: localities (`place_type_id` 7), as the CS193p app did.
-    public static let localityPlaceType = 7
+    package static let localityPlaceType = 7
 
     /// The REST method.
-    public var method: String {
+    package var method: String {
         switch self {
         case .search, .tags, .place, .user: "flickr.photos.search"
         case .photoset: "flickr.photosets.getPhotos"
@@ -45,7 +45,7 @@ public enum FlickrQuery: Sendable, Equatable {
     }
 
     /// Whether the answer is a paged photo list (the top places come in one list of 100).
-    public var isPhotoList: Bool {
+    var isPhotoList: Bool {
         if case .topPlaces = self { return false }
         return true
     }
@@ -59,22 +59,22 @@ public enum FlickrQuery: Sendable, Equatable {
 /// request.url(page: 2, apiKey: key)          // …?method=flickr.photos.search&api_key=…&page=2…
 /// request.redactedURL(page: 2)                // …api_key=REDACTED…
 /// ```
-public struct FlickrRequest: Sendable, Equatable {
+package struct FlickrRequest: Sendable, Equatable {
     /// Flickr's own endpoint, used unless `$FLICKR_API_BASE` names another.
-    public static let defaultEndpoint = "https://api.flickr.com/services/rest/"
+    static let defaultEndpoint = "https://api.flickr.com/services/rest/"
     /// The extras the importer reads (ARCHITECTURE.md §3): every field a photo keeps.
-    public static let extras = "description,date_upload,date_taken,owner_name,geo,tags,machine_tags,media,url_sq,url_l"
-    public static let defaultPerPage = 250
+    package static let extras = "description,date_upload,date_taken,owner_name,geo,tags,machine_tags,media,url_sq,url_l"
+    package static let defaultPerPage = 250
     /// Flickr's largest page.
-    public static let perPageRange = 1...500
+    package static let perPageRange = 1...500
     /// What stands for the key in anything shown.
-    public static let redactedKey = "REDACTED"
+    package static let redactedKey = "REDACTED"
 
-    public var endpoint: URL
-    public var query: FlickrQuery
-    public var perPage: Int
+    package var endpoint: URL
+    package var query: FlickrQuery
+    package var perPage: Int
 
-    public init(endpoint: URL, query: FlickrQuery, perPage: Int = defaultPerPage) {
+    package init(endpoint: URL, query: FlickrQuery, perPage: Int = defaultPerPage) {
         self.endpoint = endpoint
         self.query = query
         self.perPage = perPage
@@ -82,7 +82,7 @@ public struct FlickrRequest: Sendable, Equatable {
 
     /// The endpoint from `$FLICKR_API_BASE` (`nil` or empty: Flickr's own).
     /// - Throws: ``FetchError`` (usage) when it is not an http or https URL with a host.
-    public static func endpoint(from text: String?) throws(FetchError) -> URL {
+    package static func endpoint(from text: String?) throws(FetchError) -> URL {
         let text = text.flatMap { $0.isEmpty ? nil : $0 } ?? defaultEndpoint
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty, url.fragment == nil else {
@@ -92,12 +92,12 @@ public struct FlickrRequest: Sendable, Equatable {
     }
 
     /// The URL of page `page` (1-based), with the key.
-    public func url(page: Int, apiKey: String) -> URL {
+    package func url(page: Int, apiKey: String) -> URL {
         url(page: page, keyText: apiKey)
     }
 
     /// The URL of page `page` as it may be shown: the key is `REDACTED`.
-    public func redactedURL(page: Int) -> String {
+    func redactedURL(page: Int) -> String {
         url(page: page, keyText: Self.redactedKey).absoluteString
     }
 

@@ -4,22 +4,22 @@ import FoundationNetworking
 #endif
 
 /// A complete HTTP answer: the status, the headers (names in lower case) and the whole body.
-public struct HTTPResponse: Sendable, Equatable {
-    public var status: Int
-    public var headers: [String: String]
-    public var body: Data
+package struct HTTPResponse: Sendable, Equatable {
+    package var status: Int
+    package var headers: [String: String]
+    package var body: Data
 
-    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+    package init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
         self.status = status
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         self.body = body
     }
 
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    package func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
 /// Why an attempt got no complete answer.
-public enum TransportFailure: Error, Sendable, Equatable, CustomStringConvertible {
+package enum TransportFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// No answer within the attempt's timeout.
     case timedOut(Duration)
     /// No connection: refused, unreachable, a name that does not resolve.
@@ -31,20 +31,20 @@ public enum TransportFailure: Error, Sendable, Equatable, CustomStringConvertibl
     case fatal(String)
 
     /// Timeouts, connection failures and interrupted transfers may pass; the rest will not.
-    public var isRetryable: Bool {
+    var isRetryable: Bool {
         if case .fatal = self { return false }
         return true
     }
 
     /// No connection, or no answer in time: the server, not one resource, is the trouble.
-    public var isUnreachable: Bool {
+    var isUnreachable: Bool {
         switch self {
         case .timedOut, .connection: true
         case .interrupted, .fatal: false
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .timedOut(let timeout): "no answer within \(Self.format(timeout))"
         case .connection(let detail): "cannot connect (\(detail))"
@@ -63,17 +63,17 @@ public enum TransportFailure: Error, Sendable, Equatable, CustomStringConvertibl
 
 /// Sends one GET and waits for the whole answer. `URLSessionTransport` is the real one;
 /// tests of the retry rules give a scripted one.
-public protocol HTTPTransport: Sendable {
+package protocol HTTPTransport: Sendable {
     func get(_ url: URL, timeout: Duration) -> Result<HTTPResponse, TransportFailure>
 }
 
 /// GET over Foundation's `URLSession` (libcurl on Linux): no cache, no cookies, no credentials
 /// stored; redirects followed as URLSession does.
-public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
+package final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     // URLSession is safe to use from any thread; the class holds nothing else.
     private let session: URLSession
 
-    public init() {
+    package init() {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
@@ -85,7 +85,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 
     deinit { session.finishTasksAndInvalidate() }
 
-    public func get(_ url: URL, timeout: Duration) -> Result<HTTPResponse, TransportFailure> {
+    package func get(_ url: URL, timeout: Duration) -> Result<HTTPResponse, TransportFailure> {
         let seconds = RetryPolicy.seconds(timeout)
         // libcurl takes whole seconds (a fraction would mean none): the deadline below is the
         // real one, URLSession's own a backstop.

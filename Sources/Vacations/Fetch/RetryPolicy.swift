@@ -1,6 +1,6 @@
 import Foundation
 
-/// When a request to Flickr is tried again, and when it is given up (DESIGN §8: timeouts,
+/// When a request to Flickr is tried again, and when it is given up (README.md, "Straight from Flickr": timeouts,
 /// connection failures, interrupted transfers, 5xx and 429 are retried with backoff; the
 /// service is given up within 60 s).
 ///
@@ -16,22 +16,22 @@ import Foundation
 /// policy.baseDelay = .milliseconds(5)     // tests: VACATION_FETCH_RETRY_BASE_MS=5
 /// policy.delay(beforeRetry: 3, random: &generator)   // between 10 and 20 ms
 /// ```
-public struct RetryPolicy: Sendable, Equatable {
+package struct RetryPolicy: Sendable, Equatable {
     /// The first retry waits between half this and this (default 500 ms).
-    public var baseDelay: Duration = .milliseconds(500)
+    package var baseDelay: Duration = .milliseconds(500)
     /// No computed wait is longer (default 8 s).
-    public var maximumDelay: Duration = .seconds(8)
+    var maximumDelay: Duration = .seconds(8)
     /// Attempts per request, the first one included (default 6).
-    public var maximumAttempts = 6
+    package var maximumAttempts = 6
     /// A request is given up this long after its first attempt started, at the latest (60 s).
-    public var giveUpAfter: Duration = .seconds(60)
+    package var giveUpAfter: Duration = .seconds(60)
     /// How long one attempt waits for an answer (default 15 s).
-    public var requestTimeout: Duration = .seconds(15)
+    package var requestTimeout: Duration = .seconds(15)
 
-    public init() {}
+    package init() {}
 
     /// The wait before retry `retry` (1 for the first retry), jittered.
-    public func delay(beforeRetry retry: Int, random: inout some RandomNumberGenerator) -> Duration {
+    package func delay(beforeRetry retry: Int, random: inout some RandomNumberGenerator) -> Duration {
         let base = Self.seconds(baseDelay)
         let exponent = Double(min(max(retry - 1, 0), 30))
         let ceiling = min(Self.seconds(maximumDelay), base * pow(2, exponent))
@@ -43,7 +43,7 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The wait a `Retry-After` header asks for: whole seconds, or an HTTP date (IMF-fixdate,
     /// RFC 850 or asctime, RFC 9110 §10.2.3) taken against `now`; a date in the past is no
     /// wait. `nil` when the header is neither.
-    public static func retryAfter(_ header: String, now: Date) -> Duration? {
+    static func retryAfter(_ header: String, now: Date) -> Duration? {
         let text = header.trimmingCharacters(in: .whitespaces)
         if !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }) {
             // Beyond any budget; more digits than an Int holds mean the same.
@@ -70,11 +70,11 @@ public struct RetryPolicy: Sendable, Equatable {
         "EEE MMM d HH:mm:ss yyyy",         // Sun Nov  6 08:49:37 1994
     ]
 
-    public static func seconds(_ duration: Duration) -> Double {
+    package static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    public static func duration(_ seconds: Double) -> Duration {
+    package static func duration(_ seconds: Double) -> Duration {
         guard seconds.isFinite, seconds > 0 else { return .zero }
         return .nanoseconds(Int64(min(seconds, 1e9) * 1e9))
     }

@@ -11,44 +11,44 @@ import Foundation
 ///     .download([.init(id: "7093101501", url: "https://live.staticflickr.com/…_s.jpg")]) { done in … }
 /// report.failed   // [(id, reason)]
 /// ```
-public struct ThumbnailDownloader: Sendable {
-    public struct Target: Sendable, Equatable {
-        public var id: String
-        public var url: String?
-        public init(id: String, url: String?) {
+package struct ThumbnailDownloader: Sendable {
+    package struct Target: Sendable, Equatable {
+        package var id: String
+        package var url: String?
+        package init(id: String, url: String?) {
             self.id = id
             self.url = url
         }
     }
 
-    public struct Report: Sendable, Equatable {
+    package struct Report: Sendable, Equatable {
         /// In the order given.
-        public var downloaded: [String] = []
-        public var failed: [Failure] = []
+        package var downloaded: [String] = []
+        package var failed: [Failure] = []
     }
 
-    public struct Failure: Sendable, Equatable, CustomStringConvertible {
-        public var id: String
-        public var reason: String
-        public var description: String { "\(id): \(reason)" }
+    package struct Failure: Sendable, Equatable, CustomStringConvertible {
+        package var id: String
+        package var reason: String
+        package var description: String { "\(id): \(reason)" }
     }
 
     /// Thumbnails are small: anything larger is not one.
-    public static let maximumSize = 8 * 1024 * 1024
+    static let maximumSize = 8 * 1024 * 1024
 
-    public var client: FlickrClient
-    public var store: ThumbnailStore
+    package var client: FlickrClient
+    package var store: ThumbnailStore
     /// Downloads at once.
-    public var concurrency = 4
+    package var concurrency = 4
 
-    public init(client: FlickrClient, store: ThumbnailStore) {
+    package init(client: FlickrClient, store: ThumbnailStore) {
         self.client = client
         self.store = store
     }
 
     /// Downloads each target; `progress` is called on the calling thread with the number done,
     /// about ten times a second and once at the end.
-    public func download(_ targets: [Target], progress: (Int) -> Void = { _ in }) -> Report {
+    package func download(_ targets: [Target], progress: (Int) -> Void = { _ in }) -> Report {
         let state = DownloadState(count: targets.count)
         let group = DispatchGroup()
         let workers = max(1, min(concurrency, targets.count))

@@ -2,7 +2,7 @@ import Documents
 import Foundation
 
 /// The local copies of a vacation's thumbnails: `AdditionalContent/Thumbnails/<id>.jpg` in its
-/// bundle (DESIGN §8), so backups, which copy the bundle, carry them.
+/// bundle (README.md, "Straight from Flickr"), so backups, which copy the bundle, carry them.
 ///
 /// Each file is written whole or not at all (a temporary file in the same folder, flushed, then
 /// renamed into place), so a reader never sees half a thumbnail. Ids whose download failed are
@@ -18,29 +18,29 @@ import Foundation
 /// try thumbnails.write(jpeg, for: "7093101501")
 /// thumbnails.localFile(for: "7093101501")   // …/AdditionalContent/Thumbnails/7093101501.jpg
 /// ```
-public struct ThumbnailStore: Sendable {
-    public static let folderName = "Thumbnails"
+package struct ThumbnailStore: Sendable {
+    package static let folderName = "Thumbnails"
     /// The list of ids to try again, one a line.
-    public static let toFetchFileName = ".to-fetch"
+    static let toFetchFileName = ".to-fetch"
 
     /// `<bundle>/AdditionalContent`.
-    public let additionalContent: URL
+    package let additionalContent: URL
     /// `<bundle>/AdditionalContent/Thumbnails`.
-    public var folder: URL { additionalContent.appendingPathComponent(Self.folderName, isDirectory: true) }
+    package var folder: URL { additionalContent.appendingPathComponent(Self.folderName, isDirectory: true) }
 
-    public init(bundle: DocumentBundle) {
+    package init(bundle: DocumentBundle) {
         additionalContent = bundle.additionalContentURL
     }
 
     /// Where the thumbnail of photo `id` goes; `nil` for an id that is not a Flickr id (a
     /// canonical decimal number), so no id can name a path elsewhere.
-    public func file(for id: String) -> URL? {
+    package func file(for id: String) -> URL? {
         guard let canonical = FlickrNames.canonicalID(id), canonical == id else { return nil }
         return folder.appendingPathComponent(id + ".jpg")
     }
 
     /// The local copy of photo `id`'s thumbnail, when there is one (a regular file).
-    public func localFile(for id: String) -> URL? {
+    package func localFile(for id: String) -> URL? {
         guard let file = file(for: id), Self.kind(of: file.path) == .file else { return nil }
         return file
     }
@@ -48,7 +48,7 @@ public struct ThumbnailStore: Sendable {
     /// Writes photo `id`'s thumbnail atomically, making the folders it needs.
     /// - Throws: ``ThumbnailError`` when the id is not a Flickr id, a folder is a symbolic link
     ///   or not a folder, or the file cannot be written.
-    public func write(_ data: Data, for id: String) throws(ThumbnailError) {
+    package func write(_ data: Data, for id: String) throws(ThumbnailError) {
         guard let file = file(for: id) else { throw ThumbnailError("\(id) is not a Flickr photo id") }
         try makeFolders()
         try Self.writeAtomically(data, to: file.path)
@@ -57,7 +57,7 @@ public struct ThumbnailStore: Sendable {
     /// Removes the thumbnails of these photos, where there are any.
     /// - Returns: the ids whose file could not be removed, with the reason.
     @discardableResult
-    public func remove(_ ids: some Sequence<String>) -> [(id: String, reason: String)] {
+    package func remove(_ ids: some Sequence<String>) -> [(id: String, reason: String)] {
         var failures: [(id: String, reason: String)] = []
         for id in ids {
             guard let file = file(for: id), Self.kind(of: file.path) != nil else { continue }
@@ -69,7 +69,7 @@ public struct ThumbnailStore: Sendable {
     }
 
     /// The ids listed to fetch again, in order, without repeats.
-    public func idsToFetch() -> [String] {
+    package func idsToFetch() -> [String] {
         let file = folder.appendingPathComponent(Self.toFetchFileName)
         guard Self.kind(of: file.path) == .file, let data = FileManager.default.contents(atPath: file.path) else { return [] }
         var seen = Set<String>()
@@ -78,7 +78,7 @@ public struct ThumbnailStore: Sendable {
     }
 
     /// Replaces the list of ids to fetch again (an empty list removes the file).
-    public func setIDsToFetch(_ ids: [String]) throws(ThumbnailError) {
+    package func setIDsToFetch(_ ids: [String]) throws(ThumbnailError) {
         let file = folder.appendingPathComponent(Self.toFetchFileName)
         if ids.isEmpty {
             if Self.kind(of: file.path) == .file, unlink(file.path) != 0, errno != ENOENT {
@@ -91,7 +91,7 @@ public struct ThumbnailStore: Sendable {
     }
 
     /// Adds ids to the list of thumbnails to fetch again (for an undo that brings photos back).
-    public func markToFetch(_ ids: [String]) throws(ThumbnailError) {
+    package func markToFetch(_ ids: [String]) throws(ThumbnailError) {
         var list = idsToFetch()
         let known = Set(list)
         list += ids.filter { file(for: $0) != nil && !known.contains($0) }
@@ -158,8 +158,8 @@ public struct ThumbnailStore: Sendable {
 }
 
 /// A thumbnail that could not be kept or removed; one line.
-public struct ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct ThumbnailError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

@@ -2,18 +2,18 @@ import Foundation
 import ObjectGraph
 
 /// Where a feed comes from: a file, or standard input.
-public enum FeedSource: Sendable, Equatable {
+package enum FeedSource: Sendable, Equatable {
     case file(URL)
     case standardInput
     /// An open handle (standard input given by the caller, a pipe); `-` in displays.
     case handle(FileHandle)
 
     /// `-` means standard input; anything else is a path.
-    public init(argument: String) {
+    package init(argument: String) {
         self = argument == "-" ? .standardInput : .file(URL(fileURLWithPath: argument))
     }
 
-    public var displayPath: String {
+    var displayPath: String {
         switch self {
         case .file(let url): url.path
         case .standardInput, .handle: "-"
@@ -34,21 +34,21 @@ public enum FeedSource: Sendable, Equatable {
 /// let importer = FeedImporter(coordinator: coordinator)
 /// let report = importer.importFeeds([.file(url)], rules: DraftRules())
 /// ```
-public struct FeedImporter {
-    public let coordinator: StoreCoordinator
+package struct FeedImporter {
+    package let coordinator: StoreCoordinator
     /// Photos per chunk: a save, a context reset and three lookups each. Every chunk also
     /// rewrites the tags it links (their versions move), so chunks much smaller than a feed's
     /// tag vocabulary cost more; 5,000 photos take a few megabytes.
-    public var chunkSize = 5_000
+    package var chunkSize = 5_000
     /// Called after each chunk with the photos read so far in the current file.
-    public var progress: ((_ file: String, _ photos: Int) -> Void)?
+    package var progress: ((_ file: String, _ photos: Int) -> Void)?
 
-    public init(coordinator: StoreCoordinator) {
+    package init(coordinator: StoreCoordinator) {
         self.coordinator = coordinator
     }
 
     /// Imports each feed in order; a top-places list teaches place names to the feeds after it.
-    public func importFeeds(_ sources: [FeedSource], rules: DraftRules, now: Date = Date()) -> ImportReport {
+    package func importFeeds(_ sources: [FeedSource], rules: DraftRules, now: Date = Date()) -> ImportReport {
         var rules = rules
         var report = ImportReport()
         for source in sources {
@@ -63,7 +63,7 @@ public struct FeedImporter {
     /// Memory stays flat: each chunk is visited in a context of its own, saved and let go; what
     /// crosses chunks is small (tags and places by name, tag count changes, the key ranges of
     /// the photos added, and the outcomes of photos the vacation already had).
-    public func importFeed(_ source: FeedSource, rules: inout DraftRules, now: Date = Date()) -> FileImportReport {
+    package func importFeed(_ source: FeedSource, rules: inout DraftRules, now: Date = Date()) -> FileImportReport {
         var report = FileImportReport(path: source.displayPath)
         var learned: [FlickrPlace] = []
         do {
@@ -94,7 +94,7 @@ public struct FeedImporter {
     /// - Returns: one report per feed, in order. When a feed fails, its report carries the
     ///   failure, the feeds after it are not read (and not listed), and every count is zero:
     ///   nothing of any feed stayed.
-    public func importFeedsTogether(_ sources: [FeedSource], rules: DraftRules, now: Date = Date()) -> ImportReport {
+    package func importFeedsTogether(_ sources: [FeedSource], rules: DraftRules, now: Date = Date()) -> ImportReport {
         var report = ImportReport()
         var rules = rules
         do {
@@ -215,7 +215,7 @@ public struct FeedImporter {
     /// Reads a top-places list (`--places FILE`) into the rules.
     /// - Throws: ``FeedError`` when the feed cannot be read, or holds no top-places list (photos
     ///   given for places are refused rather than read as no places).
-    public static func learnPlaces(from source: FeedSource, into rules: inout DraftRules) throws {
+    package static func learnPlaces(from source: FeedSource, into rules: inout DraftRules) throws {
         var places: [FlickrPlace] = []
         let summary: FeedSummary
         switch source {
@@ -235,7 +235,7 @@ public struct FeedImporter {
 
     /// The drafts of the photos with these ids in a feed (for `visit ID... --feed FEED`), in
     /// the order asked; ids the feed does not have are left out.
-    public static func drafts(ids: [String], in source: FeedSource, rules: DraftRules) throws -> [PhotoDraft] {
+    package static func drafts(ids: [String], in source: FeedSource, rules: DraftRules) throws -> [PhotoDraft] {
         let wanted = Set(ids)
         var found: [String: PhotoDraft] = [:]
         let collect: (FlickrPhoto) -> Void = { photo in

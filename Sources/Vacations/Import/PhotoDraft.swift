@@ -15,26 +15,26 @@ import Foundation
 /// let draft = DraftRules().draft(from: FlickrPhoto(id: "1", title: "Sunset", owner: "12037949@N04"))
 /// draft.unknown == .all.subtracting(.title)   // true
 /// ```
-public struct PhotoDraft: Sendable, Equatable {
-    public var id: String
-    public var title: String?
-    public var subtitle: String?
-    public var imageURL: String?
-    public var thumbnailURL: String?
-    public var owner: String?
-    public var dateTaken: Date?
-    public var dateUploaded: Date?
-    public var latitude: Double?
-    public var longitude: Double?
-    public var media: String?
+package struct PhotoDraft: Sendable, Equatable {
+    package var id: String
+    package var title: String?
+    package var subtitle: String?
+    package var imageURL: String?
+    package var thumbnailURL: String?
+    package var owner: String?
+    package var dateTaken: Date?
+    package var dateUploaded: Date?
+    package var latitude: Double?
+    package var longitude: Double?
+    package var media: String?
     /// Normalised tag names: folded, no machine tags, no duplicates, no excluded ones.
-    public var tags: [String]
-    public var placeName: String?
-    public var placeID: String?
+    package var tags: [String]
+    package var placeName: String?
+    package var placeID: String?
     /// Fields the feed did not carry: visiting keeps the photo's value (see the type's summary).
-    public var unknown: PhotoFields
+    package var unknown: PhotoFields
 
-    public init(id: String, title: String? = nil, subtitle: String? = nil, imageURL: String? = nil,
+    package init(id: String, title: String? = nil, subtitle: String? = nil, imageURL: String? = nil,
                 thumbnailURL: String? = nil, owner: String? = nil, dateTaken: Date? = nil, dateUploaded: Date? = nil,
                 latitude: Double? = nil, longitude: Double? = nil, media: String? = nil, tags: [String] = [],
                 placeName: String? = nil, placeID: String? = nil, unknown: PhotoFields = []) {
@@ -57,7 +57,7 @@ public struct PhotoDraft: Sendable, Equatable {
 
     /// This draft, then `later` (of the same photo): what visiting both in turn leaves, as one
     /// draft. `later` wins for the fields it knows; a stand-in of either fills what neither knows.
-    public func followed(by later: PhotoDraft) -> PhotoDraft {
+    package func followed(by later: PhotoDraft) -> PhotoDraft {
         var merged = later
         merged.unknown = unknown.intersection(later.unknown)
         // A field `later` does not know keeps this draft's value, or else takes `later`'s stand-in
@@ -85,22 +85,22 @@ public struct PhotoDraft: Sendable, Equatable {
 }
 
 /// Turns feed records into drafts: ARCHITECTURE.md §3's tag and place rules.
-public struct DraftRules: Sendable {
+package struct DraftRules: Sendable {
     /// Tags to drop, compared after folding case.
-    public var excludedTags: [String]
+    package var excludedTags: [String]
     /// Place names by Flickr place id and by WOEID, from a top-places list.
-    public var placeNames: [String: String]
+    var placeNames: [String: String]
     /// The place for photos that name none, for the whole feed.
-    public var defaultPlace: String?
+    package var defaultPlace: String?
 
-    public init(excludedTags: [String] = [], placeNames: [String: String] = [:], defaultPlace: String? = nil) {
+    package init(excludedTags: [String] = [], placeNames: [String: String] = [:], defaultPlace: String? = nil) {
         self.excludedTags = excludedTags
         self.placeNames = placeNames
         self.defaultPlace = defaultPlace
     }
 
     /// Learns place names from a top-places list entry (by place id and by WOEID).
-    public mutating func learn(_ place: FlickrPlace) {
+    package mutating func learn(_ place: FlickrPlace) {
         guard let name = FlickrNames.placeName(place.name) else { return }
         if let placeID = place.placeID { placeNames["place:" + placeID] = name }
         if let woeid = place.woeid { placeNames["woeid:" + woeid] = name }
@@ -109,7 +109,7 @@ public struct DraftRules: Sendable {
     /// The draft of a feed's photo: what the record carries is known (empty values included),
     /// the rest ``PhotoDraft/unknown``. An owner's user id without a name, and URLs built from
     /// `server` and `secret`, are stand-ins.
-    public func draft(from photo: FlickrPhoto) -> PhotoDraft {
+    package func draft(from photo: FlickrPhoto) -> PhotoDraft {
         // Known: what the record has a value for (built URLs aside), and what it carries empty.
         var known = photo.emptied
         if photo.title != nil { known.insert(.title) }

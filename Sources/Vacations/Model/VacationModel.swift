@@ -5,27 +5,30 @@ import ObjectGraph
 public final class Photo: ManagedObject {
     /// The Flickr id: a canonical decimal string, unique in a vacation.
     @Attribute(unique: true) public var unique: String = ""
+    /// The photo's title as Flickr gives it; nil when the feed did not carry one.
     @Attribute(searchable: true) public var title: String?
     /// The photo's description.
-    @Attribute(searchable: true) public var subtitle: String?
-    @Attribute public var imageURL: String?
-    @Attribute public var thumbnailURL: String?
+    @Attribute(searchable: true) package var subtitle: String?
+    @Attribute package var imageURL: String?
+    @Attribute package var thumbnailURL: String?
     /// The photographer's name, or Flickr user id when the feed gives no name.
-    @Attribute(searchable: true) public var owner: String?
-    @Attribute(indexed: true) public var dateTaken: Date?
-    @Attribute public var dateUploaded: Date?
+    @Attribute(searchable: true) package var owner: String?
+    @Attribute(indexed: true) package var dateTaken: Date?
+    @Attribute package var dateUploaded: Date?
+    /// Latitude in degrees; nil when the photo has no usable location.
     @Attribute public var latitude: Double?
-    @Attribute public var longitude: Double?
+    @Attribute package var longitude: Double?
     /// `photo` or `video`.
-    @Attribute public var media: String?
+    @Attribute package var media: String?
     /// When the photo was first visited (added to the vacation).
-    @Attribute public var visited: Date?
+    @Attribute package var visited: Date?
     /// Its place's name and its tags' names are searched with the photo (`vacation search`).
     @Relationship(inverse: "photos", searchable: "name") public var place: Place?
+    /// The photo's tags, each shared by every photo that carries it.
     @Relationship(inverse: "photos", searchable: "name") public var tags: Set<Tag>
 
     /// What to show for the photo: its title, else its description's first line, else "Unknown".
-    public var displayTitle: String { Photo.displayTitle(title: title, subtitle: subtitle) }
+    package var displayTitle: String { Photo.displayTitle(title: title, subtitle: subtitle) }
 
     static func displayTitle(title: String?, subtitle: String?) -> String {
         if let title, !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return title }
@@ -36,36 +39,40 @@ public final class Photo: ManagedObject {
     }
 
     /// Tag names, sorted.
-    public var tagNames: [String] { tags.map(\.name).sorted() }
+    package var tagNames: [String] { tags.map(\.name).sorted() }
 }
 
 /// A tag: its name (case-folded, unique) and how many photos carry it.
 public final class Tag: ManagedObject {
+    /// The tag as searched and shown: case-folded, unique in a vacation.
     @Attribute(unique: true) public var name: String = ""
     /// Equals the number of photos linked to the tag after every save.
     @Attribute public var count: Int64 = 0
+    /// The photos that carry the tag.
     @Relationship(inverse: "tags") public var photos: Set<Photo>
 }
 
 /// A place: its name (unique; trimmed, inner whitespace collapsed) and its photos.
 public final class Place: ManagedObject {
+    /// The place's name, unique in a vacation: trimmed, inner whitespace collapsed.
     @Attribute(unique: true) public var name: String = ""
     /// Flickr's place id, when a feed gave one.
-    @Attribute public var placeID: String?
+    @Attribute package var placeID: String?
     /// The earliest moment of the vacation at this place: the earliest date taken (or visit
     /// time) of its photos. Places in itinerary order sort by it.
-    @Attribute public var firstVisited: Date?
+    @Attribute package var firstVisited: Date?
+    /// The photos taken at the place.
     @Relationship(inverse: "place") public var photos: Set<Photo>
 }
 
 /// A smart album: a saved predicate over photos, by a unique name. Its photos are whatever
 /// matches the predicate now (`vacation photos --album NAME`).
-public final class Album: ManagedObject {
+package final class Album: ManagedObject {
     /// As typed (NFC), unique in a vacation.
-    @Attribute(unique: true) public var name: String = ""
+    @Attribute(unique: true) package var name: String = ""
     /// A predicate of the format language against Photo (`ANY tags.name == 'sea'`).
-    @Attribute public var predicate: String = ""
-    @Attribute public var created: Date?
+    @Attribute package var predicate: String = ""
+    @Attribute package var created: Date?
 }
 
 /// The vacations model: Album, Photo, Place and Tag, in Core Data's layout.
@@ -74,11 +81,11 @@ public final class Album: ManagedObject {
 /// and Photo, Place and Tag 2, 3 and 4 (the photos' tags moved from `Z_1TAGS` to `Z_2TAGS`): a
 /// vacation of version 1 is migrated when first opened, as Core Data's lightweight migration
 /// would migrate it (`MigrationPlanner`).
-public enum VacationModel {
+package enum VacationModel {
     /// Recorded in document metadata; bump when the model changes.
-    public static let version = "2"
+    package static let version = "2"
 
-    public static let model: ObjectModel = {
+    package static let model: ObjectModel = {
         do {
             return try ObjectModel(Album.self, Photo.self, Place.self, Tag.self, versionIdentifier: version)
         } catch {
