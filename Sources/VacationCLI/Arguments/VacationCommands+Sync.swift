@@ -1,6 +1,6 @@
 import CommandLineKit
 
-// `vacation sync` (DESIGN §8, "Sync"): its spec and its typed options.
+// `vacation sync` (README.md, "Sync between machines"): its spec and its typed options.
 
 extension VacationCommands {
     static let sync = CommandSpec(
@@ -26,12 +26,12 @@ extension VacationCommands {
 
 extension VacationCommand {
     /// `sync [NAME] --folder DIR`
-    public struct SyncOptions: Sendable, Equatable {
-        public var name: String?
-        public var folder: String
-        public var prune: Bool
+    package struct SyncOptions: Sendable, Equatable {
+        package var name: String?
+        package var folder: String
+        package var prune: Bool
 
-        public init(name: String? = nil, folder: String, prune: Bool = false) {
+        package init(name: String? = nil, folder: String, prune: Bool = false) {
             self.name = name
             self.folder = folder
             self.prune = prune

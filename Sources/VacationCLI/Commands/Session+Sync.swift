@@ -3,7 +3,7 @@ import Documents
 import Foundation
 import Vacations
 
-/// `sync [NAME] --folder DIR` (DESIGN §8, "Sync").
+/// `sync [NAME] --folder DIR` (README.md, "Sync between machines").
 extension Session {
     func sync(_ options: VacationCommand.SyncOptions) throws -> Int32 {
         let folder = path(options.folder)

@@ -13,21 +13,21 @@ import ObjectGraph
 /// The first line names the format version; the second, a JSON header, gives the body's length
 /// in bytes and its SHA-256, so that a file still being copied (or cut short) is told apart
 /// from a damaged one: the first is left for a later sync, the second refused.
-public struct ChangeFile: Sendable, Equatable {
-    public static let formatVersion = 1
-    public static let magic = "VACATION-SYNC"
-    public static let fileExtension = "change"
+package struct ChangeFile: Sendable, Equatable {
+    package static let formatVersion = 1
+    package static let magic = "VACATION-SYNC"
+    package static let fileExtension = "change"
     /// Larger files are refused unread: no honest sync writes one.
-    public static let largestFile = 256 << 20
+    package static let largestFile = 256 << 20
     /// The highest counter accepted: far above any honest count, far below overflow.
-    public static let largestCounter: Int64 = 1 << 48
+    package static let largestCounter: Int64 = 1 << 48
 
-    public var device: String
-    public var sequence: Int64
-    public var vacation: String
-    public var writes: [SyncWrite]
+    package var device: String
+    package var sequence: Int64
+    package var vacation: String
+    package var writes: [SyncWrite]
 
-    public init(device: String, sequence: Int64, vacation: String, writes: [SyncWrite]) {
+    package init(device: String, sequence: Int64, vacation: String, writes: [SyncWrite]) {
         self.device = device
         self.sequence = sequence
         self.vacation = vacation
@@ -35,11 +35,11 @@ public struct ChangeFile: Sendable, Equatable {
     }
 
     /// The file name of sequence `sequence`.
-    public static func fileName(_ sequence: Int64) -> String { "\(sequence).\(fileExtension)" }
+    package static func fileName(_ sequence: Int64) -> String { "\(sequence).\(fileExtension)" }
 
     /// The sequence a file name stands for, or nil for a name that is not a change file's (a sync
     /// engine's temporary copy, a conflict copy, a stray file).
-    public static func sequence(fromFileName name: String) -> Int64? {
+    package static func sequence(fromFileName name: String) -> Int64? {
         guard name.hasSuffix("." + fileExtension) else { return nil }
         let digits = name.dropLast(fileExtension.count + 1)
         guard !digits.isEmpty, digits.count <= 15, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
@@ -79,7 +79,7 @@ public struct ChangeFile: Sendable, Equatable {
     }
 
     /// The file's bytes.
-    public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = try encoder.encode(writes.map { write in
@@ -102,7 +102,7 @@ public struct ChangeFile: Sendable, Equatable {
     // MARK: Reading
 
     /// What reading a file found.
-    public enum Reading: Sendable, Equatable {
+    package enum Reading: Sendable, Equatable {
         case complete(ChangeFile)
         /// Shorter than its header says (a copy in progress, a cut): left for a later sync.
         case incomplete(String)
@@ -112,7 +112,7 @@ public struct ChangeFile: Sendable, Equatable {
 
     /// Reads a change file's bytes, checking its form and every write against the domain's rules
     /// (`SyncValidation`). `device` and `sequence` are what the file's place in the folder says.
-    public static func read(_ data: Data, device: String, sequence: Int64) -> Reading {
+    package static func read(_ data: Data, device: String, sequence: Int64) -> Reading {
         if data.count > largestFile { return .refused("it is larger than \(largestFile >> 20) MiB") }
         let bytes = [UInt8](data)
         let prefix = Array("\(magic) ".utf8)

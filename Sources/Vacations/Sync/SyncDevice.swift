@@ -3,13 +3,13 @@ import Foundation
 /// This library's device id for sync: a UUID kept in `<library>/SyncDevice` (one line), made on
 /// first sync. Two libraries never share one unless a library folder is copied whole: then
 /// give the copy its own by deleting its `SyncDevice` file before it first syncs.
-public enum SyncDevice {
-    public static let fileName = "SyncDevice"
+package enum SyncDevice {
+    package static let fileName = "SyncDevice"
 
     /// The id, made and kept when the library has none yet.
     ///
     /// - Throws: `SyncError` when the file cannot be read or made, or holds something else.
-    public static func id(inLibrary library: URL) throws -> String {
+    package static func id(inLibrary library: URL) throws -> String {
         let file = library.appendingPathComponent(fileName)
         if let existing = try read(file) { return existing }
         let id = UUID().uuidString.lowercased()
@@ -45,19 +45,19 @@ public enum SyncDevice {
 }
 
 /// Why a sync failed as a whole (a bad change file is not one: it is reported and skipped).
-public struct SyncError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct SyncError: Error, CustomStringConvertible, Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The shared folder does not exist or is not a folder.
         case noFolder(String)
         case io(String)
         case store(String)
     }
 
-    public var kind: Kind
+    package var kind: Kind
 
-    public init(_ kind: Kind) { self.kind = kind }
+    package init(_ kind: Kind) { self.kind = kind }
 
-    public var description: String {
+    package var description: String {
         switch kind {
         case .noFolder(let path): "No such folder: \(path)"
         case .io(let detail): detail

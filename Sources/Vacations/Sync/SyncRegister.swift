@@ -5,49 +5,49 @@ import Foundation
 ///
 /// Every value is text or nil, in one canonical spelling per value (`SyncValues`), so that two
 /// devices holding the same value hold the same text.
-public struct SyncRegisterKey: Hashable, Sendable, Comparable {
-    public var entity: SyncEntity
-    public var key: String
-    public var field: String
+package struct SyncRegisterKey: Hashable, Sendable, Comparable {
+    package var entity: SyncEntity
+    package var key: String
+    package var field: String
 
-    public init(_ entity: SyncEntity, _ key: String, _ field: String) {
+    package init(_ entity: SyncEntity, _ key: String, _ field: String) {
         self.entity = entity
         self.key = key
         self.field = field
     }
 
-    public static func < (left: Self, right: Self) -> Bool {
+    package static func < (left: Self, right: Self) -> Bool {
         (left.entity.rawValue, left.key, left.field) < (right.entity.rawValue, right.key, right.field)
     }
 }
 
 /// What a register names.
-public enum SyncEntity: String, Sendable, CaseIterable {
+package enum SyncEntity: String, Sendable, CaseIterable {
     case photo, place, album
 }
 
 /// The fields each entity syncs.
-public enum SyncFields {
+package enum SyncFields {
     /// Whether the photo is in the vacation ("true"/"false"): visit and unvisit write it.
-    public static let present = "present"
+    package static let present = "present"
     /// A photo's tag names, sorted, joined by single spaces ("" for none): the whole set is one
     /// register, so concurrent re-tagging of one photo settles to one device's set.
-    public static let tags = "tags"
+    package static let tags = "tags"
     /// A photo's place name, or nil for none.
-    public static let place = "place"
-    public static let photoText = ["title", "subtitle", "imageURL", "thumbnailURL", "owner", "media"]
-    public static let photoDates = ["dateTaken", "dateUploaded", "visited"]
-    public static let photoNumbers = ["latitude", "longitude"]
-    public static let photo: Set<String> = Set([present, tags, place] + photoText + photoDates + photoNumbers)
+    package static let place = "place"
+    package static let photoText = ["title", "subtitle", "imageURL", "thumbnailURL", "owner", "media"]
+    package static let photoDates = ["dateTaken", "dateUploaded", "visited"]
+    package static let photoNumbers = ["latitude", "longitude"]
+    package static let photo: Set<String> = Set([present, tags, place] + photoText + photoDates + photoNumbers)
     /// A place's Flickr place id (its existence follows its photos).
-    public static let placeID = "placeID"
-    public static let placeFields: Set<String> = [placeID]
+    package static let placeID = "placeID"
+    package static let placeFields: Set<String> = [placeID]
     /// An album's predicate and creation date, and whether it exists.
-    public static let predicate = "predicate"
-    public static let created = "created"
-    public static let album: Set<String> = [present, predicate, created]
+    package static let predicate = "predicate"
+    package static let created = "created"
+    package static let album: Set<String> = [present, predicate, created]
 
-    public static func fields(of entity: SyncEntity) -> Set<String> {
+    package static func fields(of entity: SyncEntity) -> Set<String> {
         switch entity {
         case .photo: photo
         case .place: placeFields
@@ -58,27 +58,27 @@ public enum SyncFields {
 
 /// A logical clock: a Lamport counter, then the device that wrote. Every device orders two
 /// writes of one register alike, whatever order they arrived in.
-public struct SyncClock: Comparable, Hashable, Sendable {
-    public var counter: Int64
-    public var device: String
+package struct SyncClock: Comparable, Hashable, Sendable {
+    package var counter: Int64
+    package var device: String
 
-    public init(counter: Int64, device: String) {
+    package init(counter: Int64, device: String) {
         self.counter = counter
         self.device = device
     }
 
-    public static func < (left: Self, right: Self) -> Bool {
+    package static func < (left: Self, right: Self) -> Bool {
         (left.counter, left.device) < (right.counter, right.device)
     }
 }
 
 /// A register write: the unit a change file carries.
-public struct SyncWrite: Hashable, Sendable {
-    public var register: SyncRegisterKey
-    public var value: String?
-    public var clock: SyncClock
+package struct SyncWrite: Hashable, Sendable {
+    package var register: SyncRegisterKey
+    package var value: String?
+    package var clock: SyncClock
 
-    public init(_ register: SyncRegisterKey, value: String?, clock: SyncClock) {
+    package init(_ register: SyncRegisterKey, value: String?, clock: SyncClock) {
         self.register = register
         self.value = value
         self.clock = clock
@@ -87,45 +87,45 @@ public struct SyncWrite: Hashable, Sendable {
     /// Whether this write wins over `other` of the same register: the later clock; for one clock
     /// written twice with different values (only a forged file does that), the greater value, so
     /// that every device still settles alike.
-    public func wins(over other: SyncWrite) -> Bool {
+    package func wins(over other: SyncWrite) -> Bool {
         if clock != other.clock { return other.clock < clock }
         return (value ?? "") > (other.value ?? "") || (other.value == nil && value != nil)
     }
 }
 
 /// The canonical text of values.
-public enum SyncValues {
-    public static let yes = "true"
-    public static let no = "false"
+package enum SyncValues {
+    package static let yes = "true"
+    package static let no = "false"
 
     /// A number as Swift spells it shortest, which reads back to the same `Double`.
-    public static func text(_ number: Double?) -> String? {
+    package static func text(_ number: Double?) -> String? {
         number.map { $0 == 0 ? "0.0" : String($0) }
     }
 
-    public static func text(_ date: Date?) -> String? {
+    package static func text(_ date: Date?) -> String? {
         text(date?.timeIntervalSinceReferenceDate)
     }
 
-    public static func number(_ text: String?) -> Double? {
+    package static func number(_ text: String?) -> Double? {
         text.flatMap(Double.init)
     }
 
-    public static func date(_ text: String?) -> Date? {
+    package static func date(_ text: String?) -> Date? {
         number(text).map(Date.init(timeIntervalSinceReferenceDate:))
     }
 
     /// Tag names as one register value.
-    public static func text(tags: some Sequence<String>) -> String {
+    package static func text(tags: some Sequence<String>) -> String {
         tags.sorted().joined(separator: " ")
     }
 
-    public static func tags(_ text: String?) -> [String] {
+    package static func tags(_ text: String?) -> [String] {
         (text ?? "").split(separator: " ").map(String.init)
     }
 
     /// Whether `text` is a number's canonical text: finite, and spelled as `text(_:)` spells it.
-    public static func isCanonicalNumber(_ text: String) -> Bool {
+    package static func isCanonicalNumber(_ text: String) -> Bool {
         guard let number = Double(text), number.isFinite else { return false }
         return SyncValues.text(number) == text
     }

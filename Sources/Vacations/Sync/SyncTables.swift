@@ -83,16 +83,16 @@ struct SyncTables {
 }
 
 /// A change file's identity: the device that wrote it and its sequence number.
-public struct FileKey: Hashable, Sendable, Comparable {
-    public var device: String
-    public var sequence: Int64
+package struct FileKey: Hashable, Sendable, Comparable {
+    package var device: String
+    package var sequence: Int64
 
-    public init(device: String, sequence: Int64) {
+    package init(device: String, sequence: Int64) {
         self.device = device
         self.sequence = sequence
     }
 
-    public static func < (left: Self, right: Self) -> Bool {
+    package static func < (left: Self, right: Self) -> Bool {
         (left.device, left.sequence) < (right.device, right.sequence)
     }
 }

@@ -3,15 +3,15 @@ import Foundation
 /// The domain's rules for one register write from a change file (untrusted input): what it
 /// names must be able to exist, and its value must be one the vacation could hold, spelled
 /// canonically. An album's predicate is checked against the vacation when the file is applied.
-public enum SyncValidation {
+package enum SyncValidation {
     /// A device id: a UUID in lower case.
-    public static func isDeviceID(_ text: String) -> Bool {
+    package static func isDeviceID(_ text: String) -> Bool {
         guard text.utf8.count == 36, let uuid = UUID(uuidString: text) else { return false }
         return uuid.uuidString.lowercased() == text
     }
 
     /// Why `write` cannot be applied, or nil when it can.
-    public static func problem(with write: SyncWrite) -> String? {
+    package static func problem(with write: SyncWrite) -> String? {
         let register = write.register
         let value = write.value
         let what = "\(register.entity.rawValue) '\(register.key)'"
@@ -61,12 +61,12 @@ public enum SyncValidation {
     }
 
     /// A tag name as the importer makes them: one folded token, no machine tag, NFC.
-    public static func isTagName(_ name: String) -> Bool {
+    package static func isTagName(_ name: String) -> Bool {
         FlickrNames.tags([name]) == [name] && FlickrNames.composed(name) == name
     }
 
     /// A place name as the importer makes them: trimmed, inner whitespace one space, NFC.
-    public static func isPlaceName(_ name: String) -> Bool {
+    package static func isPlaceName(_ name: String) -> Bool {
         FlickrNames.placeName(name).map(FlickrNames.composed) == name
     }
 }

@@ -3,34 +3,34 @@ import ObjectGraph
 import SQLiteDB
 
 /// What one sync did.
-public struct SyncReport: Sendable, Equatable {
-    public struct FileNote: Sendable, Equatable {
-        public var path: String
-        public var reason: String
+package struct SyncReport: Sendable, Equatable {
+    package struct FileNote: Sendable, Equatable {
+        package var path: String
+        package var reason: String
     }
 
     /// Register writes this library made since its last sync, written to the folder.
-    public var sent = 0
+    package var sent = 0
     /// Writes in the change files applied by this sync.
-    public var received = 0
+    package var received = 0
     /// Of those, the writes that won (changed the vacation's synced state).
-    public var applied = 0
+    package var applied = 0
     /// Change files applied by this sync.
-    public var files = 0
+    package var files = 0
     /// Files refused whole (they do not parse, break a rule, or are of a newer format).
-    public var refused: [FileNote] = []
+    package var refused: [FileNote] = []
     /// Files not whole yet, left for a later sync.
-    public var incomplete: [FileNote] = []
+    package var incomplete: [FileNote] = []
     /// Photos that other devices' changes took out of the vacation (their thumbnails can go).
-    public var unvisited: [String] = []
+    package var unvisited: [String] = []
     /// Local values that break a sync rule (made outside the importer's rules, by hand), kept
     /// back so that other devices do not refuse the whole file: why, for each.
-    public var unsent: [String] = []
+    package var unsent: [String] = []
     /// This device's older change files deleted by `prune` (after it wrote a snapshot).
-    public var pruned = 0
+    package var pruned = 0
 }
 
-/// Syncs one vacation through a shared folder (DESIGN §8): writes what this library changed
+/// Syncs one vacation through a shared folder (README.md, "Sync between machines"): writes what this library changed
 /// since its last sync as a change file in `<folder>/<vacation>/<device>/`, and applies every
 /// change file found there that this vacation has not applied, all in one transaction.
 ///
@@ -38,17 +38,17 @@ public struct SyncReport: Sendable, Equatable {
 /// let sync = VacationSync(folder: shared, vacation: "Lisbon", device: try SyncDevice.id(inLibrary: library.url))
 /// let report = try sync.run(coordinator: document.coordinator)
 /// ```
-public struct VacationSync: Sendable {
-    public let folder: URL
-    public let vacation: String
-    public let device: String
-    public var now: Date
+package struct VacationSync: Sendable {
+    package let folder: URL
+    package let vacation: String
+    package let device: String
+    package var now: Date
     /// Compacts this device's files: writes a snapshot (every register this vacation holds, each
     /// with the clock it was written with) as a new change file, then deletes this device's
     /// earlier files, whose every write the snapshot holds or has seen overwritten.
-    public var prune: Bool
+    package var prune: Bool
 
-    public init(folder: URL, vacation: String, device: String, now: Date = Date(), prune: Bool = false) {
+    package init(folder: URL, vacation: String, device: String, now: Date = Date(), prune: Bool = false) {
         self.folder = folder
         self.vacation = vacation
         self.device = device
@@ -66,7 +66,7 @@ public struct VacationSync: Sendable {
         var file: ChangeFile
     }
 
-    public func run(coordinator: StoreCoordinator) throws -> SyncReport {
+    package func run(coordinator: StoreCoordinator) throws -> SyncReport {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SyncError(.noFolder(folder.path))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `vacation sync` through the real binary: two libraries and a shared folder (DESIGN §8).
+/// `vacation sync` through the real binary: two libraries and a shared folder (README.md, "Sync between machines").
 @Suite("sync, through the binary")
 struct SyncBinaryTests {
     private let directory: TemporaryDirectory

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import Vacations
 
-/// Change files are untrusted input (DESIGN §8): anything cut short is left for later, anything
+/// Change files are untrusted input (README.md, "Sync between machines"): anything cut short is left for later, anything
 /// else that is not a good file is refused whole with its reason, and nothing crashes.
 @Suite("Change files")
 struct ChangeFileTests {

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import Vacations
 
-/// Sync's rules one at a time (DESIGN §8), on two or three devices sharing one folder.
+/// Sync's rules one at a time (README.md, "Sync between machines"), on two or three devices sharing one folder.
 @Suite("Sync behaviour")
 @MainActor
 struct SyncBehaviourTests {

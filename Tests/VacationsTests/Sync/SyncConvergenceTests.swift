@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import Vacations
 
-/// DESIGN §8: devices that have applied the same change files hold equal vacations, whatever
+/// README.md, "Sync between machines": devices that have applied the same change files hold equal vacations, whatever
 /// order the files arrived in, however often, and however cut short on the way.
 @Suite("Sync convergence")
 @MainActor
