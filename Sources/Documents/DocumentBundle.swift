@@ -87,9 +87,10 @@ public struct DocumentBundle: Sendable, Equatable {
     }
 
     /// Opens the bundle's store, mapping the store's errors to document errors.
-    func openCoordinator(model: ObjectModel, readOnly: Bool, subject: DocumentError.Subject) throws(DocumentError) -> StoreCoordinator {
+    func openCoordinator(model: ObjectModel, readOnly: Bool, tracksHistory: Bool = false,
+                         subject: DocumentError.Subject) throws(DocumentError) -> StoreCoordinator {
         do {
-            return try StoreCoordinator(url: storeURL, model: model, readOnly: readOnly)
+            return try StoreCoordinator(url: storeURL, model: model, readOnly: readOnly, tracksHistory: tracksHistory)
         } catch {
             throw Self.storeError(error, subject: subject)
         }
@@ -98,13 +99,13 @@ public struct DocumentBundle: Sendable, Equatable {
     /// Writes a new bundle's contents into the empty folder `folder`: the store, created for
     /// `model`, and the metadata. The store is closed again before this returns, so that the
     /// folder can be renamed into place (SQLite remembers paths).
-    static func populate(_ folder: String, model: ObjectModel, metadata: DocumentMetadata,
+    static func populate(_ folder: String, model: ObjectModel, metadata: DocumentMetadata, tracksHistory: Bool = false,
                          subject: DocumentError.Subject) throws(DocumentError) {
         let bundle = DocumentBundle(url: URL(fileURLWithPath: folder, isDirectory: true))
         try FileSystem.makeDirectory(folder + "/" + storeFolderName)
         do {
             // Closing the only connection folds the WAL into the file and removes it.
-            _ = try StoreCoordinator(url: bundle.storeURL, model: model)
+            _ = try StoreCoordinator(url: bundle.storeURL, model: model, tracksHistory: tracksHistory)
         } catch {
             throw storeError(error, subject: subject)
         }

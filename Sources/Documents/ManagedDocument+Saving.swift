@@ -123,7 +123,8 @@ extension ManagedDocument {
         let initialMetadata = DocumentMetadata(modelVersion: model.versionIdentifier, created: now, modified: now,
                                                appVersion: configuration.appVersion)
         let (staging, lock) = try StagingFolder.creating.make(in: parent, subject: subject) { folder throws(DocumentError) in
-            try DocumentBundle.populate(folder, model: model, metadata: initialMetadata, subject: subject)
+            try DocumentBundle.populate(folder, model: model, metadata: initialMetadata,
+                                        tracksHistory: configuration.tracksHistory, subject: subject)
         }
         do {
             try FileSystem.renameWithoutReplacing(staging, to: bundle.path, subject: subject)

@@ -28,12 +28,18 @@ public final class ManagedDocument {
         /// When true, SIGINT and SIGTERM save and close every open document before the process
         /// stops (see `StopSignalMonitor`).
         public var handlesStopSignals: Bool
+        /// When true, the store keeps persistent history (`StoreCoordinator`'s `tracksHistory`),
+        /// and the view context merges other processes' commits as they happen.
+        public var tracksHistory: Bool
 
-        /// A configuration; the defaults autosave 2 s after the last change and handle stop signals.
-        public init(autosaveDelay: Duration? = .seconds(2), appVersion: String = "1.0", handlesStopSignals: Bool = true) {
+        /// A configuration; the defaults autosave 2 s after the last change, handle stop signals
+        /// and keep no persistent history.
+        public init(autosaveDelay: Duration? = .seconds(2), appVersion: String = "1.0", handlesStopSignals: Bool = true,
+                    tracksHistory: Bool = false) {
             self.autosaveDelay = autosaveDelay
             self.appVersion = appVersion
             self.handlesStopSignals = handlesStopSignals
+            self.tracksHistory = tracksHistory
         }
     }
 
@@ -86,6 +92,8 @@ public final class ManagedDocument {
     var stateObservers: [UUID: @MainActor (DocumentState) -> Void] = [:]
     var autosaveTask: Task<Void, Never>?
     var changeWatchTask: Task<Void, Never>?
+    /// Merges other processes' commits into the view context (`startLiveChanges`).
+    var liveChangesTask: Task<Void, Never>?
     var failedAutosaves = 0
     /// True while this document saves, so that its own context notifications do not schedule
     /// another autosave.
@@ -143,7 +151,8 @@ public final class ManagedDocument {
 
     /// Opens the store behind a lock already held and makes the document ready for use.
     func start(lock: DocumentLock, mode: OpenMode) throws(DocumentError) {
-        let coordinator = try bundle.openCoordinator(model: model, readOnly: mode == .readOnly, subject: subject)
+        let coordinator = try bundle.openCoordinator(model: model, readOnly: mode == .readOnly,
+                                                     tracksHistory: configuration.tracksHistory, subject: subject)
         let container = PersistentContainer(coordinator: coordinator)
         let storeDate = FileSystem.modificationDate(at: bundle.storePath) ?? Date()
         let fallback = DocumentMetadata(modelVersion: model.versionIdentifier, created: storeDate, modified: storeDate,
@@ -162,6 +171,7 @@ public final class ManagedDocument {
         failedAutosaves = 0
         state = mode == .readOnly ? .editingDisabled : .normal
         if mode == .readWrite { startAutosave(observing: container.viewContext) }
+        startLiveChanges(coordinator)
         DocumentRegistry.shared.didOpen(self)
     }
 
@@ -184,6 +194,7 @@ public final class ManagedDocument {
     func tearDown() {
         guard let lock = session?.lock else { return }
         stopAutosave()
+        stopLiveChanges()
         session?.changeObservation?.cancel()
         // Let go of our references to the store before the lock, so that the next writer does
         // not meet our connection (contexts the caller still holds keep it open, though).

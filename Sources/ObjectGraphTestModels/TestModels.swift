@@ -99,9 +99,9 @@ public struct TestStore {
     public let coordinator: StoreCoordinator
     public var url: URL { coordinator.url }
 
-    public init(model: ObjectModel = TestModels.travel) throws {
+    public init(model: ObjectModel = TestModels.travel, tracksHistory: Bool = false) throws {
         directory = try TemporaryDirectory()
-        coordinator = try StoreCoordinator(url: directory.path("store.sqlite"), model: model)
+        coordinator = try StoreCoordinator(url: directory.path("store.sqlite"), model: model, tracksHistory: tracksHistory)
     }
 
     public func context() -> ObjectContext { ObjectContext(coordinator: coordinator) }

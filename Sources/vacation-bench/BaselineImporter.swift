@@ -50,6 +50,12 @@ final class BaselineImporter {
     private var emptiedPlaces: Set<Int64> = []
     private var nextKeys: [Int64: Int64] = [:]
     private var storeHadPhotos = false
+    /// The history rows the framework writes too (nil when the store keeps no history).
+    private var history: BaselineHistory?
+    private static let photoUpdateColumns = BaselineHistory.columns(entity: "Photo", properties: [
+        "place", "dateTaken", "dateUploaded", "latitude", "longitude", "imageURL", "media", "owner", "subtitle", "thumbnailURL", "title"])
+    private static let tagUpdateColumns = BaselineHistory.columns(entity: "Tag", properties: ["count", "photos"])
+    private static let placeUpdateColumns = BaselineHistory.columns(entity: "Place", properties: ["firstVisited", "placeID", "photos"])
 
     static let photoColumns = "ZPLACE, ZDATETAKEN, ZDATEUPLOADED, ZLATITUDE, ZLONGITUDE, ZIMAGEURL, ZMEDIA, ZOWNER, ZSUBTITLE, ZTHUMBNAILURL, ZTITLE"
 
@@ -97,6 +103,7 @@ final class BaselineImporter {
         storeHadPhotos = try database.integer("SELECT count(*) FROM (SELECT 1 FROM ZPHOTO LIMIT 1)") > 0
         let keys = try database.prepare("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY")
         while try keys.step() { nextKeys[keys.int64(0)] = keys.int64(1) }
+        history = try BaselineHistory(database: database, keys: &nextKeys)
         let tagRows = try database.prepare("SELECT Z_PK, ZNAME, ZCOUNT FROM ZTAG")
         while try tagRows.step() {
             tags[tagRows.string(1) ?? ""] = TagState(key: tagRows.int64(0), count: tagRows.int64(2), isNew: false, isDirty: false)
@@ -179,6 +186,7 @@ final class BaselineImporter {
         insertPhoto.bind(now, 12)
         insertPhoto.bind(draft.id, 13)
         try insertPhoto.run()
+        try history?.record(.insert, entity: 2, key: key)
         var linked: [(key: Int64, name: String)] = []
         for name in draft.tags {
             let tag = countTag(name, by: 1)
@@ -263,6 +271,7 @@ final class BaselineImporter {
             try searchIndex.delete(key: key)
             try searchIndex.insert(key: key, draft, place: placeName, tags: wanted.map { ($0.key, $0.value) })
         }
+        if changed { try history?.record(.update, entity: 2, key: key, columns: Self.photoUpdateColumns) }
         if changed { counts.updated += 1 } else { counts.unchanged += 1 }
     }
 
@@ -276,15 +285,18 @@ final class BaselineImporter {
                 guard !state.isNew else { continue }
                 deleteTag.bind(state.key, 0)
                 try deleteTag.run()
+                try history?.record(.delete, entity: 4, key: state.key)
             } else if state.isNew {
                 insertTag.bind(state.key, 0)
                 insertTag.bind(state.count, 1)
                 insertTag.bind(name, 2)
                 try insertTag.run()
+                try history?.record(.insert, entity: 4, key: state.key)
             } else {
                 updateTag.bind(state.count, 0)
                 updateTag.bind(state.key, 1)
                 try updateTag.run()
+                try history?.record(.update, entity: 4, key: state.key, columns: Self.tagUpdateColumns)
             }
         }
         let insertPlace = try database.prepare(
@@ -298,22 +310,26 @@ final class BaselineImporter {
                 insertPlace.bind(name, 2)
                 insertPlace.bind(state.placeID, 3)
                 try insertPlace.run()
+                try history?.record(.insert, entity: 3, key: state.key)
             } else {
                 updatePlace.bind(state.firstVisited, 0)
                 updatePlace.bind(state.placeID, 1)
                 updatePlace.bind(state.key, 2)
                 try updatePlace.run()
+                try history?.record(.update, entity: 3, key: state.key, columns: Self.placeUpdateColumns)
             }
         }
         if !emptiedPlaces.isEmpty {
             let dropEmpty = try database.prepare(
-                "DELETE FROM ZPLACE WHERE Z_PK = ? AND NOT EXISTS (SELECT 1 FROM ZPHOTO WHERE ZPLACE = ?)")
+                "DELETE FROM ZPLACE WHERE Z_PK = ? AND NOT EXISTS (SELECT 1 FROM ZPHOTO WHERE ZPLACE = ?) RETURNING Z_PK")
             for key in emptiedPlaces {
                 dropEmpty.bind(key, 0)
                 dropEmpty.bind(key, 1)
-                try dropEmpty.run()
+                while try dropEmpty.step() { try history?.record(.delete, entity: 3, key: key) }
+                dropEmpty.reset()
             }
         }
+        try history?.finish(keys: &nextKeys)
         let setKey = try database.prepare("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
         for (entity, key) in nextKeys {
             setKey.bind(key, 0)

@@ -37,7 +37,8 @@ final class BaselineSearchIndex {
     /// Makes a store for the baseline: the framework's tables, the search index without the
     /// triggers that would write it behind the baseline's back.
     static func makeStore(at path: String) throws {
-        _ = try StoreCoordinator(url: URL(fileURLWithPath: path), model: VacationModel.model)
+        // Vacations keep persistent history: the baseline writes the same rows (`BaselineHistory`).
+        _ = try StoreCoordinator(url: URL(fileURLWithPath: path), model: VacationModel.model, tracksHistory: true)
         let database = try RawDatabase(path: path)
         var names: [String] = []
         do {

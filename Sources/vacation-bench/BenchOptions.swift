@@ -32,7 +32,8 @@ struct BenchOptions {
           --json              one JSON line per figure on standard output
           --runs N            runs per import, reimport and backup (default 3); reads run 2N-1 times
           --only FIGURE,...   only these figures: import-xml, import-json, reimport, fetch-all,
-                              fetch-predicate, frc-initial, toggle, open-first-page, backup, search
+                              fetch-predicate, frc-initial, toggle, open-first-page, backup, search,
+                              import-history
           --memory            measure only the peak memory of a streaming XML import, each side
                               in a child process (minutes: a million photos by default)
           --memory-photos N   photos in the memory figure's feed (default 1000000)
@@ -41,7 +42,8 @@ struct BenchOptions {
         """
 
     static let figureNames: Set<String> = ["import-xml", "import-json", "reimport", "fetch-all", "fetch-predicate",
-                                           "frc-initial", "toggle", "open-first-page", "backup", "search"]
+                                           "frc-initial", "toggle", "open-first-page", "backup", "search",
+                                           "import-history"]
 
     struct UsageError: Error, CustomStringConvertible {
         var description: String

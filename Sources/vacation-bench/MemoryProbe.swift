@@ -49,7 +49,9 @@ enum MemoryProbe {
         let elapsed: Double
         switch side {
         case "ours":
-            let library = try DocumentLibrary(url: folderURL.appendingPathComponent("library"), model: VacationModel.model)
+            // With persistent history, as vacations keep it.
+            let library = try DocumentLibrary(url: folderURL.appendingPathComponent("library"), model: VacationModel.model,
+                                              documentConfiguration: .init(tracksHistory: true))
             let document = try library.create(named: "memory")
             let importer = FeedImporter(coordinator: try document.coordinator)
             var report = ImportReport()

@@ -31,7 +31,7 @@ struct BenchTests {
         let figures = try lines(result.output)
         #expect(figures.map { $0["figure"] as? String } == [
             "import-xml", "import-json", "reimport", "fetch-all", "fetch-predicate", "frc-initial", "toggle",
-            "open-first-page", "backup", "search",
+            "open-first-page", "backup", "search", "import-history",
         ])
         for figure in figures {
             #expect(figure["photos"] as? Int == 120)

@@ -14,7 +14,9 @@ import Vacations
 /// - a killed restore left the vacation as it was or as the backup is, never neither;
 /// - nothing half-made shows in the library listing;
 /// - every change file `sync` left in its folder is whole (written under a temporary name, then
-///   renamed), and the next sync succeeds.
+///   renamed), and the next sync succeeds;
+/// - the persistent history agrees with the data: every row has its history, none is left
+///   without its row (`HistoryConsistency`), so a kill during a history write lost both or neither.
 ///
 /// ```swift
 /// let harness = try CrashHarness(folder: directory.url, seed: 7)
@@ -187,6 +189,10 @@ final class CrashHarness {
         if let problems = try runner.checkProblems(vacation) {
             report.failures.append("after \(label): \(problems)")
             return
+        }
+        let store = runner.library.appendingPathComponent("\(vacation).vacation/StoreContent/persistentStore").path
+        if let problem = try HistoryConsistency.problem(inStoreAt: store) {
+            report.failures.append("after \(label): history and data disagree: \(problem)")
         }
         let photos = try runner.photos(vacation)
         for (index, feed) in feeds.enumerated() {

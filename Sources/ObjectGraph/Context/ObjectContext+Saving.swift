@@ -144,6 +144,7 @@ extension ObjectContext {
     func makePayload() -> CommitPayload {
         var payload = CommitPayload()
         payload.author = name
+        payload.transactionAuthor = transactionAuthor
         payload.inserts.reserveCapacity(inserted.count)
         // A new object usually brings a few links (a photo's tags).
         payload.addedLinks.reserveCapacity(inserted.count * 4)

@@ -19,8 +19,12 @@ public final class ObjectContext {
     /// The coordinator whose store the context reads and, at the root, saves to.
     public let coordinator: StoreCoordinator
     let source: any ObjectSource
-    /// Shown in change sets as their author.
+    /// Shown in change sets as their author, and written to the store's history as the context
+    /// name of its saves.
     public var name: String?
+    /// Written to the store's history as the author of this context's saves (Core Data's
+    /// `transactionAuthor`); nil takes the coordinator's `transactionAuthor`.
+    public var transactionAuthor: String?
     /// How saves settle conflicts with changes saved elsewhere; `.error` by default.
     public var mergePolicy: MergePolicy = .error
     /// When true, the context merges every save committed by other contexts (refreshing the

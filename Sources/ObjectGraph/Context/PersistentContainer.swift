@@ -22,9 +22,9 @@ public final class PersistentContainer {
     /// The model of the container's store.
     public var model: ObjectModel { coordinator.model }
 
-    /// Opens (creating or migrating) the store at `url`.
-    public convenience init(url: URL, model: ObjectModel, readOnly: Bool = false) throws {
-        try self.init(coordinator: StoreCoordinator(url: url, model: model, readOnly: readOnly))
+    /// Opens (creating or migrating) the store at `url`; `tracksHistory` as for `StoreCoordinator`.
+    public convenience init(url: URL, model: ObjectModel, readOnly: Bool = false, tracksHistory: Bool = false) throws {
+        try self.init(coordinator: StoreCoordinator(url: url, model: model, readOnly: readOnly, tracksHistory: tracksHistory))
     }
 
     /// A container over an open coordinator: a private writer context and a view context on it.

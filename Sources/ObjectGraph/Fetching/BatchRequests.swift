@@ -63,7 +63,7 @@ extension StoreCoordinator {
         }
         guard !assignments.isEmpty else { return ChangeSet() }
         let changeSet = try withStore { store in
-            try store.connection.transaction(.immediate) {
+            try store.recordingHistory { try store.connection.transaction(.immediate) {
                 let (selection, selectionArguments) = try store.selection(of: entity, predicate: batch.predicate)
                 let sql = "UPDATE \(entity.table) SET Z_OPT = Z_OPT + 1, \(assignments.joined(separator: ", ")) "
                     + "WHERE Z_PK IN (\(selection)) RETURNING Z_PK, Z_ENT"
@@ -75,8 +75,9 @@ extension StoreCoordinator {
                     changeSet.updated.insert(id)
                     changeSet.changedKeys[id] = keys
                 }
+                try store.history?.record(changeSet, author: store.history?.defaultAuthor, contextName: nil)
                 return changeSet
-            }
+            } }
         }
         broadcast(changeSet, from: nil)
         return changeSet
@@ -90,7 +91,7 @@ extension StoreCoordinator {
         }
         let model = self.model
         let changeSet = try withStore { store in
-            try store.connection.transaction(.immediate) {
+            try store.recordingHistory { try store.connection.transaction(.immediate) {
                 let (selection, selectionArguments) = try store.selection(of: entity, predicate: batch.predicate)
                 let victims = try store.connection.rows(selection.replacingOccurrences(of: "SELECT t0.Z_PK", with: "SELECT t0.Z_PK, t0.Z_ENT"),
                                                         selectionArguments) {
@@ -98,6 +99,7 @@ extension StoreCoordinator {
                 }
                 var changeSet = ChangeSet()
                 guard !victims.isEmpty else { return changeSet }
+                let tombstones = try store.history?.tombstones(of: victims) ?? [:]
                 let keys = SQLiteStore.jsonList(victims.map(\.primaryKey))
                 // To-one keys elsewhere that point at the victims are cleared, and reported.
                 for other in model.entities {
@@ -132,8 +134,9 @@ extension StoreCoordinator {
                 try store.connection.execute("DELETE FROM \(entity.table) WHERE Z_PK IN (SELECT value FROM json_each(?))", [keys])
                 changeSet.deleted = Set(victims)
                 changeSet.updated.subtract(changeSet.deleted)
+                try store.history?.record(changeSet, tombstones: tombstones, author: store.history?.defaultAuthor, contextName: nil)
                 return changeSet
-            }
+            } }
         }
         broadcast(changeSet, from: nil)
         return changeSet

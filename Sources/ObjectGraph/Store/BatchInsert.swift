@@ -215,7 +215,18 @@ extension StoreCoordinator {
         }
         guard !insert.isEmpty else { return BatchInsertResult(objectIDs: [], changeSet: ChangeSet()) }
         let result = try withStore { store in
-            try store.connection.transaction(.immediate) { try store.write(insert) }
+            try store.recordingHistory {
+                try store.connection.transaction(.immediate) {
+                    let result = try store.write(insert)
+                    if let history = store.history {
+                        let updated = result.changeSet.updated.sorted(by: HistoryRecorder.keyOrder)
+                        try history.record(inserted: result.objectIDs,
+                                           updated: updated.map { ($0, result.changeSet.changedKeys[$0] ?? []) },
+                                           deleted: [], tombstones: [:], author: history.defaultAuthor, contextName: nil)
+                    }
+                    return result
+                }
+            }
         }
         broadcast(result.changeSet, from: nil)
         return result

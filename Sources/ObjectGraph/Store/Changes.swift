@@ -97,7 +97,10 @@ struct CommitPayload: Sendable {
     /// relationship names its links, each once (and adding a row twice is ignored anyway).
     var addedLinks: [JoinLink] = []
     var removedLinks: [JoinLink] = []
+    /// The saving context's name.
     var author: String?
+    /// The saving context's `transactionAuthor`, written to the store's history.
+    var transactionAuthor: String?
 
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && addedLinks.isEmpty && removedLinks.isEmpty }
 }

@@ -8,9 +8,31 @@ extension SQLiteStore {
     /// Nothing is written when it throws.
     func commit(_ payload: CommitPayload, policy: MergePolicy) throws -> CommitOutcome {
         do {
-            return try connection.transaction(.immediate) { try write(payload, policy: policy) }
+            return try recordingHistory {
+                try connection.transaction(.immediate) {
+                    guard let history else { return try write(payload, policy: policy) }
+                    // Tombstones are read before the rows go, in the same transaction.
+                    let tombstones = try history.tombstones(of: payload.deletes.map(\.id))
+                    let outcome = try write(payload, policy: policy)
+                    try history.record(outcome.changeSet, tombstones: tombstones,
+                                       author: payload.transactionAuthor ?? history.defaultAuthor, contextName: payload.author)
+                    return outcome
+                }
+            }
         } catch let error as SQLiteError where error.isUniqueConstraintViolation {
             throw uniqueViolation(from: error, payload: payload)
+        }
+    }
+
+    /// Runs a write; when it throws, its history rows were rolled back with it, and the
+    /// transactions it noted as this store's own are forgotten.
+    func recordingHistory<T>(_ body: () throws -> T) throws -> T {
+        let mark = history?.writtenMark ?? 0
+        do {
+            return try body()
+        } catch {
+            history?.forgetWritten(since: mark)
+            throw error
         }
     }
 

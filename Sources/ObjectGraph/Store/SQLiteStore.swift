@@ -30,6 +30,8 @@ final class SQLiteStore {
     }
     /// Statements for writing rows, prepared on first use (see `WritePlans`).
     var writePlans = WritePlans()
+    /// Writes persistent history with every commit; nil when the store does not track history.
+    private(set) var history: HistoryRecorder?
 
     struct Options: Sendable {
         var readOnly = false
@@ -37,6 +39,9 @@ final class SQLiteStore {
         var busyTimeout: Double = 10
         /// Compare the store's schema with the model and migrate; off only to read a store as it is.
         var checksSchema = true
+        /// Keep persistent history (`NSPersistentHistoryTrackingKey`): a store without the
+        /// history tables gets them. A store that has them tracks history whatever this says.
+        var tracksHistory = false
     }
 
     /// Opens the store at `path`, creating it for `model` when the file is new, migrating it
@@ -65,6 +70,7 @@ final class SQLiteStore {
                 }
                 connection.clearStatementCache()
             }
+            try openHistory(tracking: options.tracksHistory, readOnly: options.readOnly)
         } else {
             guard !options.readOnly else { throw StoreError("\(path) is not a Core Data store (no Z_METADATA table)") }
             let existing = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")?.integerValue ?? 0
@@ -78,8 +84,22 @@ final class SQLiteStore {
                     try insert.run([.integer(Int64(entity.number)), .text(entity.name), .integer(Int64(entity.parent ?? 0))])
                 }
                 metadata = try writeMetadata(replacingHashes: true, creating: true)
+                if options.tracksHistory { try HistorySchema.install(on: connection, model: model) }
             }
+            if options.tracksHistory { history = try HistoryRecorder(model: model, connection: connection) }
         }
+    }
+
+    /// Starts writing history when the store has the history tables, adding them first when
+    /// asked to track history (or when the model needs more tombstone columns than are there).
+    private func openHistory(tracking: Bool, readOnly: Bool) throws {
+        let present = try HistorySchema.isPresent(on: connection)
+        guard present || tracking else { return }
+        if !readOnly, try HistorySchema.needsInstall(on: connection, model: model) {
+            try connection.transaction(.immediate) { try HistorySchema.install(on: connection, model: model) }
+            connection.clearStatementCache()
+        }
+        if try HistorySchema.isPresent(on: connection) { history = try HistoryRecorder(model: model, connection: connection) }
     }
 
     // MARK: Metadata

@@ -21,6 +21,8 @@ public final class StoreCoordinator: Sendable {
     private let listeners = Locked<[UUID: ChangeListener]>([:])
     /// Change sets held back while a transaction of several saves is open.
     private let heldBack = Locked<HeldChanges?>(nil)
+    /// Watches for other processes' commits while `observesOtherProcesses` is on.
+    let watcher = Locked<ChangeWatcher?>(nil)
 
     /// Something that receives every committed change set.
     enum ChangeListener: Sendable {
@@ -31,11 +33,16 @@ public final class StoreCoordinator: Sendable {
     /// Opens the store at `url`, creating it when missing and migrating it lightweight when its
     /// schema is older than `model`.
     ///
+    /// With `tracksHistory` (Core Data's `NSPersistentHistoryTrackingKey`) every commit writes
+    /// persistent history in Core Data's tables, which a store without them gets (unless it is
+    /// opened read-only). A store that has them keeps writing history either way.
+    ///
     /// - Throws: `SQLiteError`, `StoreError`, or `MigrationError` naming the entity and property.
     public init(url: URL, model: ObjectModel, readOnly: Bool = false,
-                journalMode: Connection.JournalMode? = .wal, busyTimeout: Double = 10) throws {
+                journalMode: Connection.JournalMode? = .wal, busyTimeout: Double = 10, tracksHistory: Bool = false) throws {
         let store = try SQLiteStore(path: url.path, model: model,
-                                    options: .init(readOnly: readOnly, journalMode: journalMode, busyTimeout: busyTimeout))
+                                    options: .init(readOnly: readOnly, journalMode: journalMode, busyTimeout: busyTimeout,
+                                                   tracksHistory: tracksHistory))
         self.model = model
         self.url = url
         self.storeUUID = store.uuid
@@ -93,14 +100,20 @@ public final class StoreCoordinator: Sendable {
     /// }
     /// ```
     public func performTransaction<T>(listingLimit: Int = 50_000, _ body: () throws -> T) throws -> T {
-        try store.withLock { try $0.connection.beginTransaction(.immediate) }
+        let historyMark = try store.withLock { store in
+            try store.connection.beginTransaction(.immediate)
+            return store.history?.writtenMark ?? 0
+        }
         heldBack.withLock { $0 = HeldChanges(limit: listingLimit) }
         let result: T
         do {
             result = try body()
             try store.withLock { try $0.connection.commitTransaction() }
         } catch {
-            store.withLock { $0.connection.rollbackAfterFailure() }
+            store.withLock { store in
+                store.connection.rollbackAfterFailure()
+                store.history?.forgetWritten(since: historyMark)
+            }
             heldBack.withLock { $0 = nil }
             throw error
         }

@@ -31,6 +31,10 @@ package final class VacationLibrary {
     /// - Throws: `DocumentError` when the folder cannot be made or used.
     package init(url: URL, wait: Duration = .seconds(10),
                 configuration: ManagedDocument.Configuration = ManagedDocument.Configuration()) throws(DocumentError) {
+        // Vacations keep persistent history: `vacation log` and `undo` read it, and a process
+        // with a vacation open merges other processes' commits through it.
+        var configuration = configuration
+        configuration.tracksHistory = true
         let plain = try DocumentLibrary(url: url, model: VacationModel.model)
         let stored = try Self.readDefaultName(in: plain.url)
         documents = try DocumentLibrary(url: plain.url, model: VacationModel.model,

@@ -48,10 +48,10 @@ struct TestLibrary {
     let directory: TemporaryDirectory
     let library: DocumentLibrary
 
-    init(autosaveDelay: Duration? = nil, model: ObjectModel = DocumentTestModel.model) throws {
+    init(autosaveDelay: Duration? = nil, model: ObjectModel = DocumentTestModel.model, tracksHistory: Bool = false) throws {
         directory = try TemporaryDirectory(prefix: "documents-test")
         let configuration = ManagedDocument.Configuration(autosaveDelay: autosaveDelay, appVersion: "9.9",
-                                                          handlesStopSignals: false)
+                                                          handlesStopSignals: false, tracksHistory: tracksHistory)
         library = try DocumentLibrary(url: directory.path("Library"), model: model, documentConfiguration: configuration)
     }
 

@@ -125,4 +125,36 @@ struct ReadmeExamplesTests {
         #expect(photo.unique == "42" && photo.place === lisbon)
         #expect(photo.tags.map(\.name).sorted() == ["sea", "tram"])
     }
+
+    @Test("the persistent history example runs as written")
+    func persistentHistory() throws {
+        let directory = try TemporaryDirectory()
+        let storeURL = directory.path("Trails.sqlite")
+        let model = try ObjectModel(Trail.self, Stage.self)
+
+        // README example begins.
+        let coordinator = try StoreCoordinator(url: storeURL, model: model, tracksHistory: true)
+        // also PersistentContainer(url:model:tracksHistory:) and ManagedDocument.Configuration(tracksHistory:)
+        let context = ObjectContext(coordinator: coordinator, name: "importer")   // the context name
+        context.transactionAuthor = "trail import"                                // the author
+        coordinator.transactionAuthor = "batch job"     // for batch operations and contexts that name none
+        let trail = Trail(context: context)
+        trail.name = "Via Algarviana"
+        try context.save()
+
+        var lastSeen: HistoryToken? = nil                // or try coordinator.currentHistoryToken()
+        for transaction in try coordinator.fetchHistory(after: lastSeen, author: "trail import", entityNames: ["Trail"]) {
+            print(transaction.token, transaction.timestamp, transaction.contextName ?? "", transaction.processName ?? "")
+            for change in transaction.changes {
+                // .insert, .update (the changed properties' names) or .delete (preserved attributes)
+                print(change.changeType, change.objectID, change.updatedProperties, change.tombstone)
+            }
+            lastSeen = transaction.token                 // transaction.changeSet: what a context merges
+        }
+        if let lastSeen { try coordinator.deleteHistory(before: lastSeen) }   // keeps lastSeen's transaction
+        // README example ends.
+
+        #expect(lastSeen == (try coordinator.currentHistoryToken()))
+        #expect(try coordinator.fetchHistory().map { $0.changes.map(\.objectID) } == [[trail.objectID]])
+    }
 }
