@@ -155,7 +155,8 @@ package struct VacationSync: Sendable {
             if snapshotting {
                 let sequence = max(highest, ownHighest) + 1
                 snapshot = sequence
-                let writes = registers.values.sorted { $0.register < $1.register }
+                // Placeholders (counter 0) are no one's writes: they stay here.
+                let writes = registers.values.filter { $0.clock.counter > 0 }.sorted { $0.register < $1.register }
                 let content = try ChangeFile(device: device, sequence: sequence, vacation: vacation, writes: writes).encoded()
                 try tables { sync in
                     try sync.recordApplied(FileKey(device: device, sequence: sequence))
@@ -166,6 +167,17 @@ package struct VacationSync: Sendable {
             report.unvisited = try state.settle(photos: photos, albums: albums, registers: registers, now: now)
             try context.save()
             if try state.settlePlaces(registers: registers) { try context.save() }
+            if report.files > 0 {
+                // What settling made without a register (a photo or album arriving before the
+                // writes of some of its fields, a place made for it) is no change of this
+                // library's: noted at the lowest clock, so that the next sync does not send it and
+                // any real write of it wins.
+                for (register, value) in try state.currentValues() where registers[register] == nil {
+                    let placeholder = SyncWrite(register, value: value, clock: SyncClock(counter: 0, device: ""))
+                    registers[register] = placeholder
+                    try tables { try $0.store(placeholder) }
+                }
+            }
             return local.count
         }
         report.sent = sent
