@@ -40,7 +40,7 @@ extension Connection {
     }
 }
 
-private func sqliteValue(_ value: OpaquePointer?) -> SQLiteValue {
+func sqliteValue(_ value: OpaquePointer?) -> SQLiteValue {
     guard let value else { return .null }
     switch sqlite3_value_type(value) {
     case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))

@@ -60,7 +60,9 @@ extension Connection {
         try checkTransactionNotLost()
         hasBegunTransaction = false
         do {
+            try rowChangeBox?.willCommit?()
             try execute("COMMIT TRANSACTION")
+            rowChangeBox?.transactionEvent?(.committed)
         } catch {
             rollbackAfterFailure()
             throw error
@@ -125,16 +127,22 @@ extension Connection {
         savepointDepth += 1
         let name = "vacations_savepoint_\(savepointDepth)"
         defer { savepointDepth -= 1 }
+        // A savepoint outside any transaction is one: its RELEASE commits.
+        let commits = isAutocommit
         try execute("SAVEPOINT \(name)")
+        rowChangeBox?.transactionEvent?(.savepointBegan)
         do {
             let result = try body()
+            try rowChangeBox?.willCommit?()
             try execute("RELEASE SAVEPOINT \(name)")
+            rowChangeBox?.transactionEvent?(commits ? .committed : .savepointReleased)
             return result
         } catch {
             // SQLite may have rolled the whole transaction back already (SQLITE_FULL, SQLITE_IOERR…).
             if !isAutocommit {
                 do {
                     try execute("ROLLBACK TO SAVEPOINT \(name)")
+                    rowChangeBox?.transactionEvent?(.savepointRolledBack)
                     try execute("RELEASE SAVEPOINT \(name)")
                 } catch {
                     // The transaction's owner still has to end it: its commit then fails.

@@ -23,6 +23,8 @@ public final class Connection {
     var hasBegunTransaction = false
     var traceBox: TraceBox?
     var functionBoxes: [String: FunctionBox] = [:]
+    /// Row changes and commits observed (`Connection+RowChanges.swift`).
+    var rowChangeBox: RowChangeBox?
 
     /// How a connection opens its file.
     public struct Configuration: Sendable {

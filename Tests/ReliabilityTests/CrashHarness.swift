@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Vacations
 
-/// SQLite's crash tests, on our binaries: runs `vacation import`, `unvisit`, `backup`,
+/// SQLite's crash tests, on our binaries: runs `vacation import`, `unvisit`, `undo`, `backup`,
 /// `restore --force`, `sync` and an autosaving process (`vacations-test-helper autosave-vacation`) on one
 /// vacation, kills each with SIGKILL at a random moment, and after every kill checks that
 ///
@@ -12,6 +12,8 @@ import Vacations
 /// - the autosaving process's photos are a state it reached, no older than its last save;
 /// - every backup listed restores to a vacation that passes `check`;
 /// - a killed restore left the vacation as it was or as the backup is, never neither;
+/// - the operation log agrees with the photos: an undo that changed them is logged, one that
+///   is not logged changed nothing;
 /// - nothing half-made shows in the library listing;
 /// - every change file `sync` left in its folder is whole (written under a temporary name, then
 ///   renamed), and the next sync succeeds;
@@ -25,7 +27,7 @@ import Vacations
 /// ```
 final class CrashHarness {
     enum Action: String, CaseIterable, Sendable {
-        case importFeeds = "import", unvisit, backup, restore, autosave, sync
+        case importFeeds = "import", unvisit, undo, backup, restore, autosave, sync
     }
 
     struct Report: CustomStringConvertible {
@@ -76,6 +78,12 @@ final class CrashHarness {
     /// How long each action takes when it is not killed, measured first: kills land in [0, 1.2 × this].
     private var durations: [Action: Double] = [:]
     private var step = 0
+    /// How many operations the vacation's log held before the current undo.
+    private var logBefore = 0
+
+    private func operationCount() throws -> Int {
+        (try runner.json(["log", vacation]) as? [Any])?.count ?? 0
+    }
 
     init(folder: URL, seed: UInt64, feeds feedCount: Int = 5, photosPerFeed: Int = 150) throws {
         self.folder = folder
@@ -110,7 +118,7 @@ final class CrashHarness {
 
     /// Runs one of each action to the end, timing it, so that kills can be spread over a run.
     private func calibrate(_ report: inout Report) throws {
-        for action in [Action.importFeeds, .unvisit, .backup, .restore, .sync] {
+        for action in [Action.importFeeds, .unvisit, .undo, .backup, .restore, .sync] {
             try attempt(action, killing: false, &report)
         }
         durations[.autosave] = 1.5
@@ -135,6 +143,11 @@ final class CrashHarness {
             }
             touched = [chosen]
             process = try runner.start(["--vacation", vacation, "unvisit"] + feeds[chosen].ids, in: folder, label: label)
+        case .undo:
+            // Whatever the latest operation was: any feed may come or go, and the toggled photos.
+            touched = Set(feeds.indices)
+            logBefore = try operationCount()
+            process = try runner.start(["undo", vacation], in: folder, label: label)
         case .backup:
             process = try runner.start(["backup", vacation, "--keep", "2"], in: folder, label: label)
         case .restore:
@@ -173,7 +186,9 @@ final class CrashHarness {
             report.kills[action, default: 0] += killing ? 1 : 0
         } else {
             report.completed[action, default: 0] += 1
-            if termination != .exited(0) {
+            // An undo with nothing left to undo (every operation undone) ends with 1.
+            let nothingToUndo = action == .undo && termination == .exited(1) && errors.hasPrefix("Error: Nothing to undo")
+            if termination != .exited(0) && !nothingToUndo {
                 report.failures.append("\(label) ended \(termination): \(errors)")
             }
             // Kills should spread over the whole run: follow how long the command takes now.
@@ -214,13 +229,16 @@ final class CrashHarness {
         if action == .restore, let restoring, photos != photosBefore && photos != backupPhotos[restoring] {
             report.failures.append("after \(label): the vacation is neither as it was nor as the backup it restores")
         }
+        if action == .undo, photos != photosBefore, try operationCount() <= logBefore {
+            report.failures.append("after \(label): the photos changed but no undo is logged")
+        }
         photosBefore = photos
         let toggledNow = Set(toggleFeed.ids.filter { photos[$0] != nil })
         if action == .autosave {
             let (problem, saves) = autosaveProblem(label: label, found: toggledNow)
             if let problem { report.failures.append("after \(label): \(problem)") }
             report.autosavesAcknowledged += saves
-        } else if toggledNow != toggled && action != .restore && action != .sync {
+        } else if toggledNow != toggled && action != .restore && action != .undo && action != .sync {
             report.failures.append("after \(label): the toggled photos changed without the autosaving process")
         }
         toggled = toggledNow

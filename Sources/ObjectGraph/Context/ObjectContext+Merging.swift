@@ -52,6 +52,7 @@ extension ObjectContext {
     @discardableResult
     package func mergePendingChanges(force: Bool = false) -> Int {
         let pending = inbox.drain()
+        if !pending.isEmpty { cutUndoGroup() }
         for changeSet in pending {
             adoptPermanentIDs(changeSet.permanentIDs)
             if automaticallyMergesChanges || force { merge(changeSet) }
@@ -66,6 +67,7 @@ extension ObjectContext {
     /// Merges one change set: deleted objects leave the context, updated ones not changed here
     /// turn into faults that reload on next use; observers hear about it.
     public func merge(_ changeSet: ChangeSet) {
+        cutUndoGroup()
         adoptPermanentIDs(changeSet.permanentIDs)
         for id in changeSet.deleted {
             guard let object = registry.removeValue(forKey: resolve(id)) else { continue }
@@ -124,6 +126,7 @@ extension ObjectContext {
     /// dropped. A reload that fails leaves the object as it was and is recorded (`loadError`).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.owningContext === self, !object.isInserted else { return }
+        cutUndoGroup()
         if mergeChanges, !object.isFault, let committed = object.committedValues {
             let changed = object.values.indices.filter { object.values[$0] != committed[$0] }.map { ($0, object.values[$0]) }
             let toOneChanged = object.toOne.indices.filter { object.toOne[$0] != object.committedToOne?[$0] }.map { ($0, object.toOne[$0]) }
@@ -156,6 +159,8 @@ extension ObjectContext {
     /// Drops every unsaved change: inserted objects leave, deleted ones come back, changed
     /// ones reload on next use.
     public func rollback() {
+        // As Core Data's: the undo stack goes with the changes.
+        undoManager?.removeAllActions()
         let changeSet = pendingChangeSet()
         for object in inserted.values {
             registry.removeValue(forKey: object.objectID)
@@ -177,6 +182,7 @@ extension ObjectContext {
 
     /// Forgets every object; objects held elsewhere are no longer managed by this context.
     public func reset() {
+        undoManager?.removeAllActions()
         let changeSet = pendingChangeSet()
         for object in registry.values { object.owningContext = nil }
         registry.removeAll()

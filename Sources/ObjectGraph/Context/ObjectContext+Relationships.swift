@@ -17,7 +17,7 @@ extension ObjectContext {
             if let previous { try loadForDetach(from: previous, inverse: inverse) }
             if let target { try loadForAttach(object, to: target, inverse: inverse, forwardIndex: index) }
         }
-        journal?.record(object, in: self)
+        willChange(object)
         object.toOne[relationship.slot] = new
         objectDidChange(object)
         guard let inverse = relationship.inverseIndex else { return }
@@ -43,7 +43,7 @@ extension ObjectContext {
         if current.isEmpty {
             // Nothing to unlink (a new object, typically): `link` for each target, with the
             // object's own bookkeeping done once rather than per target.
-            journal?.record(object, in: self)
+            willChange(object)
             var changed = false
             for target in targets where object.toMany[relationship.slot].members?.contains(target.objectID) != true {
                 object.toMany[relationship.slot].insert(target.objectID)
@@ -65,7 +65,7 @@ extension ObjectContext {
         try checkMember(target, for: object)
         if object.toMany[relationship.slot].members?.contains(target.objectID) == true { return }
         if let inverse = relationship.inverseIndex { try loadForAttach(object, to: target, inverse: inverse, forwardIndex: index) }
-        journal?.record(object, in: self)
+        willChange(object)
         object.toMany[relationship.slot].insert(target.objectID)
         objectDidChange(object)
         if let inverse = relationship.inverseIndex { try attach(object, to: target, inverse: inverse, forwardIndex: index) }
@@ -75,7 +75,7 @@ extension ObjectContext {
     func unlink(_ object: ManagedObject, index: Int, from target: ManagedObject) throws {
         let relationship = object.entity.relationships[index]
         if let inverse = relationship.inverseIndex { try loadForDetach(from: target, inverse: inverse) }
-        journal?.record(object, in: self)
+        willChange(object)
         object.toMany[relationship.slot].remove(target.objectID)
         objectDidChange(object)
         if let inverse = relationship.inverseIndex { try detach(object.objectID, from: target, inverse: inverse) }
@@ -101,19 +101,19 @@ extension ObjectContext {
     func attach(_ object: ManagedObject, to target: ManagedObject, inverse: Int, forwardIndex: Int) throws {
         let inverseRelationship = target.entity.relationships[inverse]
         if inverseRelationship.isToMany {
-            journal?.record(target, in: self)
+            willChange(target)
             target.toMany[inverseRelationship.slot].insert(object.objectID)
             objectDidChange(target)
             return
         }
         try loadForAttach(object, to: target, inverse: inverse, forwardIndex: forwardIndex)
-        journal?.record(target, in: self)
+        willChange(target)
         let previous = target.toOne[inverseRelationship.slot]
         guard previous != object.objectID else { return }
         if let previous, let earlier = registeredOrFault(previous) {
             // The target leaves its former partner: clear the forward side there.
             let forward = object.entity.relationships[forwardIndex]
-            journal?.record(earlier, in: self)
+            willChange(earlier)
             if forward.isToMany {
                 earlier.toMany[forward.slot].remove(target.objectID)
             } else if earlier.toOne[forward.slot] == target.objectID {
@@ -129,13 +129,13 @@ extension ObjectContext {
     func detach(_ id: ObjectID, from target: ManagedObject, inverse: Int) throws {
         let inverseRelationship = target.entity.relationships[inverse]
         if inverseRelationship.isToMany {
-            journal?.record(target, in: self)
+            willChange(target)
             target.toMany[inverseRelationship.slot].remove(id)
             objectDidChange(target)
             return
         }
         try loadFault(target)
-        journal?.record(target, in: self)
+        willChange(target)
         if target.toOne[inverseRelationship.slot] == id {
             target.toOne[inverseRelationship.slot] = nil
             objectDidChange(target)

@@ -27,11 +27,15 @@ extension ObjectContext {
         let journal = SaveJournal(context: self)
         self.journal = journal
         defer { self.journal = nil }
+        let undoState = undoManager?.savedState
         let outcome: CommitOutcome
         let payload: CommitPayload
         do {
             try propagateDeletes()
             try validate()
+            // What the delete rules changed belongs to the undo group of the save's event; the
+            // save then clears the bookkeeping the open group compares with (ObjectContext+Undo).
+            undoManager?.cutOpenGroupForSave()
             payload = makePayload()
             guard !payload.isEmpty else {
                 finishEmptySave()
@@ -40,6 +44,7 @@ extension ObjectContext {
             outcome = try source.commit(payload, policy: mergePolicy)
         } catch {
             journal.restore(self)
+            if let undoState { undoManager?.restore(undoState) }
             throw error
         }
         // Let go of the journal's copies first: adopting the outcome changes the registry, which

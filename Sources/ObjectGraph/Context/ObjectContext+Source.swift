@@ -45,6 +45,7 @@ extension ObjectContext: ObjectSource {
             guard let entity = model.entity(number: insert.id.entityNumber) else { continue }
             let object = registry[insert.id] ?? entity.objectClass.init(
                 ObjectSeed(entity: entity, objectID: insert.id, context: self, isFault: false))
+            willChange(object)
             object.values = insert.values
             object.isInserted = true
             registry[insert.id] = object
@@ -59,6 +60,7 @@ extension ObjectContext: ObjectSource {
             guard let object = registeredOrFault(update.id) else { continue }
             if !update.changedSlots.isEmpty {
                 try loadFault(object)
+                willChange(object)
                 for slot in update.changedSlots { object.values[slot] = update.values[slot] }
             }
             try applyToOne(update.toOne, slots: update.changedToOne, to: object)
@@ -71,6 +73,7 @@ extension ObjectContext: ObjectSource {
         for record in payload.deletes {
             guard let object = registeredOrFault(record.id) else { continue }
             if object.isInserted {
+                willChange(object)
                 registry.removeValue(forKey: object.objectID)
                 inserted.removeValue(forKey: object.objectID)
                 object.owningContext = nil
@@ -96,6 +99,8 @@ extension ObjectContext: ObjectSource {
             guard model.linkName(of: relationship) == link.table,
                   relationship.inverseIndex == nil
                     || model.ownsJoinTable(entity: source.entity.number, relationship: relationship.index) else { continue }
+            willChange(source)
+            if relationship.inverseIndex != nil { willChange(destination) }
             if add {
                 source.toMany[relationship.slot].insert(destination.objectID)
             } else {

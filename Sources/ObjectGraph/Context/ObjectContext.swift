@@ -54,6 +54,11 @@ public final class ObjectContext {
     var loadFailureCount = 0
     /// While a save runs: the state of each object before the save touched it.
     var journal: SaveJournal?
+    /// Undo and redo of this context's changes; nil (the default) records nothing.
+    /// (`ObjectContext+Undo.swift`)
+    public var undoManager: ContextUndoManager? {
+        didSet { attachUndoManager(oldValue) }
+    }
 
     /// A root context working directly on the store.
     public convenience init(coordinator: StoreCoordinator, name: String? = nil) {
@@ -122,6 +127,7 @@ public final class ObjectContext {
     }
 
     func insertNew(_ object: ManagedObject) {
+        if undoManager != nil { willChange(object) }
         for (slot, value) in object.entity.defaultValues { object.values[slot] = value }
         object.isInserted = true
         registry[object.objectID] = object
@@ -221,7 +227,9 @@ public final class ObjectContext {
     /// Marks `object` deleted; its delete rules run when the context saves.
     public func delete(_ object: ManagedObject) {
         guard object.owningContext === self, !object.isDeleted else { return }
-        journal?.record(object, in: self)
+        // Undo may have to insert it again after the deletion is saved: it needs its values.
+        if undoManager != nil && object.isFault { fulfillFault(object) }
+        willChange(object)
         object.isDeleted = true
         updated.removeValue(forKey: object.objectID)
         deleted[object.objectID] = object

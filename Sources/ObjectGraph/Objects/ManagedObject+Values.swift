@@ -22,8 +22,10 @@ extension ManagedObject {
     final func setStoredValue(_ value: SQLiteValue, slot: Int) {
         fireFaultIfNeeded()
         guard slot < values.count else { return }
+        let context = owningContext
+        if let context, context.undoManager != nil { context.willChange(self) }
         values[slot] = value
-        owningContext?.objectDidChange(self)
+        context?.objectDidChange(self)
     }
 
     /// The value of an attribute by name, in stored form.

@@ -30,6 +30,8 @@ final class SQLiteStore {
     }
     /// Statements for writing rows, prepared on first use (see `WritePlans`).
     var writePlans = WritePlans()
+    /// Records each write for the operation log, once asked to (`OperationLog.swift`).
+    var operationRecorder: OperationRecorder?
     /// Writes persistent history with every commit; nil when the store does not track history.
     private(set) var history: HistoryRecorder?
 

@@ -32,6 +32,10 @@ package enum VacationCommand: Sendable, Equatable {
     case albumCreate(name: String, predicate: String)
     case albumList
     case albumDelete(name: String)
+    /// `log [NAME] [--since TOKEN] [--limit N]`
+    case log(name: String?, since: String?, limit: Int?)
+    /// `undo [NAME]`
+    case undo(name: String?)
     /// `sync [NAME] --folder DIR`
     case sync(SyncOptions)
 
@@ -104,6 +108,7 @@ package enum VacationCommand: Sendable, Equatable {
         case photos, show, tags, places, check
         case backup, backups, restore, help
         case trips, export, search, album
+        case log, undo
         case sync
 
         /// Whether `--json` makes this command (or, for a group such as `album`, each of its
@@ -140,6 +145,8 @@ package enum VacationCommand: Sendable, Equatable {
         case .export: .export
         case .search: .search
         case .albumCreate, .albumList, .albumDelete: .album
+        case .log: .log
+        case .undo: .undo
         case .sync: .sync
         }
     }
@@ -303,6 +310,10 @@ package enum VacationCommandLine {
             return .export(try exportOptions(parsed))
         case .search:
             return .search(text: parsed.positionals("text").joined(separator: " "), limit: try parsed.integer(of: "--limit", in: 0...))
+        case .log:
+            return .log(name: parsed.positional("name"), since: parsed.value(of: "--since"),
+                        limit: try parsed.integer(of: "--limit", in: 0...))
+        case .undo: return .undo(name: parsed.positional("name"))
         case .sync:
             let folder = parsed.value(of: "--folder") ?? ""
             if folder.isEmpty, let option = parsed.option(named: "--folder") {

@@ -25,6 +25,7 @@ package enum VacationCommands {
             photos, show, tags, places, check,
             backup, backups, restore,
             search, album, trips, export,
+            log, undo,
             sync,
             CommandSpec.helpCommand(),
         ])

@@ -30,6 +30,9 @@ struct Session {
         // An invalid --vacation is a usage error whatever the command, even one that names
         // its vacation otherwise or none at all.
         if let named = globals.vacation { _ = try library.resolve(named) }
+        // What this command changes is one operation in the vacation's log, by this author.
+        library.operationAuthor = "vacation \(invocation.command.name.rawValue)"
+        library.operationClock = environment.now
         try library.ensureDefaultExists()
         switch invocation.command {
         case .list: return try list()
@@ -57,6 +60,8 @@ struct Session {
         case .albumCreate(let name, let predicate): return try albumCreate(name, predicate: predicate)
         case .albumList: return try albumList()
         case .albumDelete(let name): return try albumDelete(name)
+        case .log(let name, let since, let limit): return try log(name, since: since, limit: limit)
+        case .undo(let name): return try undo(name)
         case .sync(let options): return try sync(options)
         }
     }

@@ -25,6 +25,15 @@ package final class VacationLibrary {
     package var url: URL { documents.url }
     /// How long a writer waits for another process's lock.
     package var wait: Duration
+    /// The author of what this library's writers change: every vacation opened for writing
+    /// logs its changes as one operation by this author (`vacation import`, …), which
+    /// `vacation undo` reverts whole. The command line sets it once per command.
+    package var operationAuthor = "vacation"
+    /// Joins the transactions of every vacation this library opens into one operation each
+    /// (a command that opens its vacation twice still makes one).
+    package let operationSession = UUID().uuidString
+    /// The clock of the operations' dates.
+    package var operationClock: @Sendable () -> Date = { Date() }
 
     /// Opens (creating when needed) the library folder.
     ///
@@ -86,12 +95,12 @@ package final class VacationLibrary {
                     try document.close()
                     return (try documents.open(named: resolved, mode: .readOnly, wait: wait), true)
                 }
-                return (document, true)
+                return (try logged(document, resolved), true)
             } catch where error.kind == .alreadyExists {
                 // Made by another process meanwhile: open it as usual.
             }
         }
-        guard access == .read else { return (try documents.open(named: resolved, mode: .readWrite, wait: wait), false) }
+        guard access == .read else { return (try logged(documents.open(named: resolved, mode: .readWrite, wait: wait), resolved), false) }
         do {
             return (try documents.open(named: resolved, mode: .readOnly, wait: wait), false)
         } catch {
@@ -102,6 +111,18 @@ package final class VacationLibrary {
             try documents.open(named: resolved, mode: .readWrite, wait: wait).close()
             return (try documents.open(named: resolved, mode: .readOnly, wait: wait), false)
         }
+    }
+
+    /// Starts the operation log on a vacation opened for writing (every vacation keeps one).
+    private func logged(_ document: ManagedDocument, _ name: String) throws(DocumentError) -> ManagedDocument {
+        do {
+            try document.coordinator.recordOperations(author: operationAuthor, session: operationSession, now: operationClock)
+        } catch let error as DocumentError {
+            throw error
+        } catch {
+            throw DocumentError(.io(operation: "start the operation log of", detail: "\(error)"), .document(name))
+        }
+        return document
     }
 
     /// Makes `name` the default vacation; it must exist.

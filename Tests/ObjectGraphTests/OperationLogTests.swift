@@ -1,0 +1,125 @@
+import ObjectGraphTestModels
+import Foundation
+import ObjectGraph
+import SQLiteDB
+import Testing
+import TestSupport
+
+@Suite("Operation log: every write recorded in its transaction, reverted exactly")
+struct OperationLogTests {
+    /// Every model table's rows with rowids, as text (`Z_PRIMARYKEY` without `Z_MAX`).
+    static func content(_ store: TestStore) throws -> [String: [String]] {
+        let tables = try store.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%' ORDER BY name")
+            .compactMap { $0.first?.textValue }
+        var result: [String: [String]] = [:]
+        for table in tables {
+            let query = table == "Z_PRIMARYKEY" ? "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY" : "SELECT rowid, * FROM \(table)"
+            result[table] = try store.rows(query).map { $0.map { "\($0)" }.joined(separator: "|") }.sorted()
+        }
+        return result
+    }
+
+    @Test("saves, a transaction of several saves and batch inserts are operations; undo restores every table")
+    func undoRestoresTables() throws {
+        let store = try TestStore()
+        try store.coordinator.recordOperations(author: "setup")
+        let context = store.context()
+        let lisbon = Place(context: context)
+        lisbon.name = "Lisbon"
+        let sea = Tag(context: context)
+        sea.name = "sea"
+        for index in 0..<5 {
+            let photo = Photo(context: context)
+            photo.unique = "\(index)"
+            photo.place = lisbon
+            photo.tags = [sea]
+            let note = Note(context: context)
+            note.text = "note \(index)"
+            note.photo = photo
+        }
+        try context.save()
+        var states = [try Self.content(store)]
+        try store.coordinator.beginOperation(author: "edit")
+        let photos = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")]))
+        photos[0].title = "first"
+        photos[1].tags = []
+        context.delete(photos[2])
+        sea.count = 9
+        try context.save()
+        let porto = Place(context: context)
+        porto.name = "Porto"
+        photos[3].place = porto
+        try context.save()
+        states.append(try Self.content(store))
+        try store.coordinator.beginOperation(author: "batch")
+        try store.coordinator.performTransaction {
+            var insert = try BatchInsert(entityName: "Tag", in: store.coordinator.model)
+            let name = try insert.attribute("name")
+            for index in 0..<1000 {
+                var row = insert.newRow()
+                row.set(name, "tag \(index)")
+                insert.append(row)
+            }
+            try store.coordinator.execute(insert)
+            context.delete(lisbon)
+            try context.save()
+        }
+        let log = try store.coordinator.loggedOperations()
+        #expect(log.map(\.author) == ["batch", "edit", "setup"])
+        #expect(log[2].inserted == ["Photo": 5, "Note": 5, "Place": 1, "Tag": 1] && log[2].updated == [:] && log[2].deleted == [:])
+        #expect(log[1].inserted == ["Place": 1] && log[1].deleted == ["Photo": 1, "Note": 1])
+        // Lisbon's row changes too: its version moves on when one of its photos leaves.
+        #expect(log[1].updated == ["Photo": 3, "Tag": 1, "Place": 1])
+        #expect(log[0].inserted == ["Tag": 1000] && log[0].deleted == ["Place": 1])
+        // A thousand inserted tags are one run of keys, not a thousand rows.
+        #expect(try store.rows("SELECT count(*) FROM UNDO_ROW WHERE OPERATION = 3 AND KIND = 0") == [[.integer(1)]])
+        #expect(try store.coordinator.undoLatestOperation(author: "undo")?.author == "batch")
+        #expect(try Self.content(store) == states[1])
+        #expect(try store.coordinator.undoLatestOperation(author: "undo")?.author == "edit")
+        #expect(try Self.content(store) == states[0])
+        #expect(try store.coordinator.undoLatestOperation(author: "undo")?.author == "setup")
+        #expect(try Self.content(store).filter { $0.key != "Z_PRIMARYKEY" && $0.key != "Z_METADATA" }.allSatisfy { $0.value.isEmpty })
+        #expect(try store.coordinator.undoLatestOperation(author: "undo") == nil)
+        let final = try store.coordinator.loggedOperations()
+        #expect(final.map(\.author) == ["undo", "undo", "undo", "batch", "edit", "setup"])
+        #expect(final[3].undoneBy == final[2].id && final[2].undoes == final[3].id)
+        // Keys are not handed out again: the next place gets a new one.
+        let again = store.context()
+        let kyoto = Place(context: again)
+        kyoto.name = "Kyoto"
+        try again.save()
+        #expect(kyoto.objectID.primaryKey == 3)
+    }
+
+    @Test("a save that fails records nothing; a write outside any transaction is refused")
+    func failuresRecordNothing() throws {
+        let store = try TestStore()
+        try store.coordinator.recordOperations(author: "test")
+        let context = store.context()
+        let place = Place(context: context)
+        place.name = "Lisbon"
+        try context.save()
+        let other = store.context()
+        let twin = Place(context: other)
+        twin.name = "Lisbon"
+        #expect(throws: (any Error).self) { try other.save() }
+        #expect(try store.rows("SELECT count(*) FROM UNDO_ROW") == [[.integer(1)]])
+        do {
+            try store.coordinator.withConnection { try $0.execute("UPDATE ZPLACE SET ZNAME = 'Porto'") }
+            Issue.record("a write outside a transaction went through")
+        } catch {
+            #expect(error as? SQLiteError != nil, "\(error)")
+        }
+        #expect(try store.rows("SELECT ZNAME FROM ZPLACE") == [[.text("Lisbon")]])
+        // Writes in a transaction of the connection's own are recorded.
+        try store.coordinator.beginOperation(author: "raw")
+        try store.coordinator.withConnection { connection in
+            try connection.transaction { try connection.execute("UPDATE ZPLACE SET ZNAME = 'Porto'") }
+        }
+        #expect(throws: (any Error).self) {
+            try store.coordinator.performTransaction { try store.coordinator.undoLatestOperation(author: "undo") }
+        }
+        #expect(try store.coordinator.undoLatestOperation(author: "undo")?.author == "raw")
+        #expect(try store.rows("SELECT ZNAME FROM ZPLACE") == [[.text("Lisbon")]])
+    }
+}
