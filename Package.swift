@@ -74,6 +74,7 @@ let package = Package(
         .executableTarget(name: "fuzz-predicate", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-arguments", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-model", dependencies: ["FuzzChecks"]),
+        .executableTarget(name: "fuzz-change", dependencies: ["FuzzChecks"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "CommandLineKit", "Vacations", "VacationCLI", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "Locking",
                                                              "vacation", "vacations-test-helper", "vacation-bench"]),
     ],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long crash run: `vacation import`, `unvisit`, `backup` and an autosaving process killed
+# The long crash run: `vacation import`, `unvisit`, `backup`, `restore`, `sync` and an autosaving process killed
 # with SIGKILL at random moments, KILLS times (default 200), each followed by the checks of
 # Tests/ReliabilityTests/CrashHarness.swift. `swift test` runs the short version (20 kills).
 #

@@ -3,7 +3,7 @@
 #
 #   Scripts/fuzz.sh [TARGET...] [-- LIBFUZZER-OPTIONS...]
 #
-# TARGET is xml, json, predicate, arguments or model (default: all five, one after another).
+# TARGET is xml, json, predicate, arguments, model or change (default: all six, one after another).
 # FUZZ_SECONDS (default 600) is how long each runs. New inputs go to .build/fuzz-corpus/TARGET
 # (the seeds in Fuzz/Corpus/TARGET stay as they are); a crash, hang (FUZZ_TIMEOUT s, default 10)
 # or allocation over FUZZ_MALLOC_MB (default 512) stops the target and leaves the input in
@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
     if [ "$1" = "--" ]; then shift; options=("$@"); break; fi
     targets+=("$1"); shift
 done
-[ ${#targets[@]} -gt 0 ] || targets=(xml json predicate arguments model)
+[ ${#targets[@]} -gt 0 ] || targets=(xml json predicate arguments model change)
 
 seconds="${FUZZ_SECONDS:-600}"
 # Not `--sanitize fuzzer --sanitize address`: SwiftPM passes those to the compiler as two options
@@ -29,7 +29,7 @@ seconds="${FUZZ_SECONDS:-600}"
 # both (`objdump -h` shows __sancov_cntrs; `nm` shows __asan_report_*), and links both runtimes.
 build=(swift build -c release --scratch-path .build/fuzz --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address)
 for target in "${targets[@]}"; do
-    case "$target" in xml|json|predicate|arguments|model) ;; *) echo "unknown target: $target" >&2; exit 64;; esac
+    case "$target" in xml|json|predicate|arguments|model|change) ;; *) echo "unknown target: $target" >&2; exit 64;; esac
     "${build[@]}" --product "fuzz-$target"
 done
 binaries="$("${build[@]}" --show-bin-path)"

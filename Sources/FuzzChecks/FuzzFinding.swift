@@ -28,6 +28,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case arguments
     /// Compiled Core Data models (`.mom`) and `Z_MODELCACHE` contents through `CompiledModelReader`.
     case model
+    /// Sync's change files through `ChangeFile.read` and the sync rules.
+    case change
 
     /// Runs this target's check on one input.
     ///
@@ -41,6 +43,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .predicate: try PredicateChecks.check(data)
         case .arguments: try ArgumentChecks.check(data)
         case .model: try ModelChecks.check(data)
+        case .change: try ChangeFileChecks.check(data)
         }
     }
 
@@ -50,7 +53,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .xml: return FeedChecks.sniffedFormat(data).map { $0 == .xml } ?? true
         case .json: return FeedChecks.sniffedFormat(data).map { $0 != .xml } ?? true
-        case .predicate, .arguments, .model: return true
+        case .predicate, .arguments, .model, .change: return true
         }
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import TestSupport
+import Vacations
 
 /// SQLite's crash tests, on our binaries: runs `vacation import`, `unvisit`, `undo`, `backup`,
-/// `restore --force` and an autosaving process (`vacations-test-helper autosave-vacation`) on one
+/// `restore --force`, `sync` and an autosaving process (`vacations-test-helper autosave-vacation`) on one
 /// vacation, kills each with SIGKILL at a random moment, and after every kill checks that
 ///
 /// - the vacation opens and `check` passes (SQLite's integrity check and ARCHITECTURE.md §3's invariants);
@@ -14,6 +15,8 @@ import TestSupport
 /// - the operation log agrees with the photos: an undo that changed them is logged, one that
 ///   is not logged changed nothing;
 /// - nothing half-made shows in the library listing;
+/// - every change file `sync` left in its folder is whole (written under a temporary name, then
+///   renamed), and the next sync succeeds;
 /// - the persistent history agrees with the data: every row has its history, none is left
 ///   without its row (`HistoryConsistency`), so a kill during a history write lost both or neither.
 ///
@@ -24,7 +27,7 @@ import TestSupport
 /// ```
 final class CrashHarness {
     enum Action: String, CaseIterable, Sendable {
-        case importFeeds = "import", unvisit, undo, backup, restore, autosave
+        case importFeeds = "import", unvisit, undo, backup, restore, autosave, sync
     }
 
     struct Report: CustomStringConvertible {
@@ -53,6 +56,8 @@ final class CrashHarness {
 
     let vacation = "Crash"
     private let folder: URL
+    /// The folder `sync` writes its change files to.
+    private var syncFolder: URL { folder.appendingPathComponent("shared") }
     private let runner: VacationRunner
     private let feeds: [TestFeed]
     private let expected: [String: VacationRunner.PhotoRecord]
@@ -82,6 +87,7 @@ final class CrashHarness {
 
     init(folder: URL, seed: UInt64, feeds feedCount: Int = 5, photosPerFeed: Int = 150) throws {
         self.folder = folder
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("shared"), withIntermediateDirectories: true)
         runner = VacationRunner(library: folder.appendingPathComponent("library"), wait: 30)
         random = SeededRandom(state: seed)
         feeds = try (0..<feedCount).map { index in
@@ -112,7 +118,7 @@ final class CrashHarness {
 
     /// Runs one of each action to the end, timing it, so that kills can be spread over a run.
     private func calibrate(_ report: inout Report) throws {
-        for action in [Action.importFeeds, .unvisit, .undo, .backup, .restore] {
+        for action in [Action.importFeeds, .unvisit, .undo, .backup, .restore, .sync] {
             try attempt(action, killing: false, &report)
         }
         durations[.autosave] = 1.5
@@ -152,6 +158,11 @@ final class CrashHarness {
             restoring = path
             touched = Set(feeds.indices)
             process = try runner.start(["restore", path, "--force"], in: folder, label: label)
+        case .sync:
+            // Only this library writes to the folder, but a restored (older) vacation takes back
+            // what it synced before: any feed may come back, whole.
+            touched = Set(feeds.indices)
+            process = try runner.start(["sync", vacation, "--folder", syncFolder.path], in: folder, label: label)
         case .autosave:
             process = try ProductProcess.start("vacations-test-helper", [
                 "autosave-vacation",
@@ -227,7 +238,7 @@ final class CrashHarness {
             let (problem, saves) = autosaveProblem(label: label, found: toggledNow)
             if let problem { report.failures.append("after \(label): \(problem)") }
             report.autosavesAcknowledged += saves
-        } else if toggledNow != toggled && action != .restore && action != .undo {
+        } else if toggledNow != toggled && action != .restore && action != .undo && action != .sync {
             report.failures.append("after \(label): the toggled photos changed without the autosaving process")
         }
         toggled = toggledNow
@@ -236,6 +247,22 @@ final class CrashHarness {
             report.failures.append("after \(label): the library lists \(names.sorted())")
         }
         if action == .backup { try verifyBackups(label: label, &report) }
+        if action == .sync { verifyChangeFiles(label: label, &report) }
+    }
+
+    /// Every `N.change` in the sync folder is whole: a killed sync leaves none half-written.
+    private func verifyChangeFiles(label: String, _ report: inout Report) {
+        let root = syncFolder.appendingPathComponent(vacation)
+        for device in (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [] {  // Why `try?`: no folder yet.
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(device).path)) ?? []
+            for name in names {
+                guard let sequence = ChangeFile.sequence(fromFileName: name) else { continue }
+                let path = root.appendingPathComponent(device).appendingPathComponent(name).path
+                let data = FileManager.default.contents(atPath: path) ?? Data()
+                if case .complete = ChangeFile.read(data, device: device, sequence: sequence) { continue }
+                report.failures.append("after \(label): \(name) of \(device) is not a whole change file")
+            }
+        }
     }
 
     /// The store must hold a state the process printed, no older than the last one it saw saved.

@@ -5,7 +5,7 @@ import TestSupport
 /// The short crash run; `Scripts/crash-test.sh` runs the long one (`VACATIONS_CRASH_KILLS`).
 @Suite("Crash tests: SIGKILL at random moments")
 struct CrashTests {
-    @Test("import, unvisit, undo, backup and an autosaving process killed at random leave a sound vacation every time")
+    @Test("import, unvisit, undo, backup, restore, sync and an autosaving process killed at random leave a sound vacation every time")
     func killedAtRandom() async throws {
         let kills = environmentNumber("VACATIONS_CRASH_KILLS", default: 20)
         let seed = UInt64(environmentNumber("VACATIONS_CRASH_SEED", default: Int(UInt32.random(in: 1...UInt32.max))))

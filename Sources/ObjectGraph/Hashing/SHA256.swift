@@ -11,7 +11,7 @@ import Foundation
 /// hasher.update(Array("a".utf8)); hasher.update(Array("bc".utf8))
 /// let same = hasher.finalize()                         // == digest
 /// ```
-struct SHA256: Sendable {
+package struct SHA256: Sendable {
     /// The length of a digest in bytes.
     static let digestByteCount = 32
     static let blockByteCount = 64
@@ -36,8 +36,8 @@ struct SHA256: Sendable {
         return hasher.finalize()
     }
 
-    /// The digest of `data` in one call, as `Data`.
-    static func hash(data: Data) -> Data {
+    /// The digest of `data` in one call, as `Data` (sync's change files check their content with it).
+    package static func hash(data: Data) -> Data {
         Data(hash(data))
     }
 

@@ -36,6 +36,8 @@ package enum VacationCommand: Sendable, Equatable {
     case log(name: String?, since: String?, limit: Int?)
     /// `undo [NAME]`
     case undo(name: String?)
+    /// `sync [NAME] --folder DIR`
+    case sync(SyncOptions)
 
     /// `export FORMAT [--to PATH] [--where PREDICATE]`
     package struct ExportOptions: Sendable, Equatable {
@@ -107,6 +109,7 @@ package enum VacationCommand: Sendable, Equatable {
         case backup, backups, restore, help
         case trips, export, search, album
         case log, undo
+        case sync
 
         /// Whether `--json` makes this command (or, for a group such as `album`, each of its
         /// subcommands) print one JSON document.
@@ -144,6 +147,7 @@ package enum VacationCommand: Sendable, Equatable {
         case .albumCreate, .albumList, .albumDelete: .album
         case .log: .log
         case .undo: .undo
+        case .sync: .sync
         }
     }
 }
@@ -310,6 +314,12 @@ package enum VacationCommandLine {
             return .log(name: parsed.positional("name"), since: parsed.value(of: "--since"),
                         limit: try parsed.integer(of: "--limit", in: 0...))
         case .undo: return .undo(name: parsed.positional("name"))
+        case .sync:
+            let folder = parsed.value(of: "--folder") ?? ""
+            if folder.isEmpty, let option = parsed.option(named: "--folder") {
+                throw parsed.invalidValue(folder, option: option, reason: "a path cannot be empty")
+            }
+            return .sync(VacationCommand.SyncOptions(name: parsed.positional("name"), folder: folder, prune: parsed.flag("--prune")))
         case .help, .album, nil:
             // The parser answers `help` itself; reaching here means the table and this
             // switch disagree, which the tests over every command rule out.

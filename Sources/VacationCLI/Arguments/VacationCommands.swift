@@ -26,6 +26,7 @@ package enum VacationCommands {
             backup, backups, restore,
             search, album, trips, export,
             log, undo,
+            sync,
             CommandSpec.helpCommand(),
         ])
 

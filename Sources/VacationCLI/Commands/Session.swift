@@ -62,6 +62,7 @@ struct Session {
         case .albumDelete(let name): return try albumDelete(name)
         case .log(let name, let since, let limit): return try log(name, since: since, limit: limit)
         case .undo(let name): return try undo(name)
+        case .sync(let options): return try sync(options)
         }
     }
 

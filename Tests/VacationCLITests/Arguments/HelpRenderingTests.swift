@@ -55,6 +55,7 @@ struct HelpRenderingTests {
           export                  Export as GeoJSON, KML, GPX, CSV or an HTML album.
           log                     List the operations that changed a vacation.
           undo                    Revert the latest operation that changed a vacation.
+          sync                    Sync a vacation with other libraries through a folder.
 
           See 'vacation help <subcommand>' for detailed help.
         """
