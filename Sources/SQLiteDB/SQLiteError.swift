@@ -42,7 +42,8 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable 
 
     package var description: String {
         var text = "SQLite error \(resultCode): \(message)"
-        if let sql { text += " - while executing \(sql)" }
+        // One line whatever the statement's layout: an error is printed as one line.
+        if let sql { text += " - while executing " + sql.split(whereSeparator: \.isNewline).map { $0.drop(while: \.isWhitespace) }.joined(separator: " ") }
         return text
     }
 
