@@ -7,7 +7,7 @@ import Darwin
 
 /// The few file-system operations the documents layer needs beyond Foundation: atomic renames
 /// that never replace, atomic exchanges, `lstat`-based checks that never follow symbolic links.
-enum FileSystem {
+package enum FileSystem {
     /// What a directory entry is, seen without following symbolic links.
     enum EntryKind: Equatable {
         case directory, file, symbolicLink, other
@@ -128,7 +128,7 @@ enum FileSystem {
 
     /// Writes `data` to `path` through a temporary file in the same folder, flushed and renamed
     /// into place: readers see the old contents or the new, never a part.
-    static func writeAtomically(_ data: Data, to path: String) throws(DocumentError) {
+    package static func writeAtomically(_ data: Data, to path: String) throws(DocumentError) {
         let folder = (path as NSString).deletingLastPathComponent
         let temporary = folder + "/.writing-" + UUID().uuidString
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)

@@ -57,6 +57,8 @@ public enum CompiledModelReader {
         if isDirectory(url) {
             return FileManager.default.fileExists(atPath: url.appendingPathComponent("VersionInfo.plist").path)
         }
+        // Only a choice of reader: a file that cannot be read here fails, with its own error,
+        // in the XML reader that the caller tries instead.
         guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
         defer { try? handle.close() }
         // A file that cannot be read is not recognised here; reading it reports why.

@@ -197,6 +197,7 @@ private struct Inflater {
     }()
 
     static let fixedDistances: HuffmanCode = {
+        // Complete by construction too (30 codes of 5 bits): building it cannot fail.
         (try? HuffmanCode(lengths: [Int](repeating: 5, count: 30))) ?? HuffmanCode.empty
     }()
 }

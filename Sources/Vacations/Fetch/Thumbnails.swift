@@ -130,29 +130,14 @@ package struct ThumbnailStore: Sendable {
         }
     }
 
+    /// `FileSystem.writeAtomically` (a temporary file, flushed, renamed), its failure in this
+    /// error's words.
     private static func writeAtomically(_ data: Data, to path: String) throws(ThumbnailError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let temporary = folder + "/.writing-" + UUID().uuidString
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { throw ThumbnailError("cannot write \(path): \(String(cString: strerror(errno)))") }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count, failure == 0 {
-                let written = Foundation.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if written < 0 {
-                    if errno != EINTR { failure = errno }
-                } else {
-                    offset += written
-                }
-            }
-        }
-        if failure == 0, fsync(descriptor) != 0 { failure = errno }
-        close(descriptor)
-        if failure == 0, rename(temporary, path) != 0 { failure = errno }
-        if failure != 0 {
-            unlink(temporary)
-            throw ThumbnailError("cannot write \(path): \(String(cString: strerror(failure)))")
+        do {
+            try FileSystem.writeAtomically(data, to: path)
+        } catch {
+            guard case .io(_, let detail) = error.kind else { throw ThumbnailError("cannot write \(path): \(error)") }
+            throw ThumbnailError("cannot write \(path): \(detail)")
         }
     }
 }
