@@ -190,15 +190,18 @@ package struct FeedImporter {
 
     /// Counts each photo of a feed once, however many times the feed lists it: added stays
     /// added, a change wins over no change. Photos added by this import are known by their keys
-    /// (each save hands out a range of new keys), so only photos the vacation already had are
-    /// remembered one by one.
+    /// (each save hands out a range of new keys); photos the vacation already had are remembered
+    /// by key in two bit sets (`KeySet`), an eighth of a byte a key rather than a dictionary
+    /// entry a photo: a reimport of a million photos keeps 250 KB, not tens of megabytes.
     struct OutcomeTally {
         private(set) var added = 0
         private var addedKeys: [ClosedRange<Int64>] = []
-        private var earlier: [Int64: VisitOutcome] = [:]
+        private var updatedKeys = KeySet()
+        /// Seen unchanged, and not (yet) seen changed.
+        private var unchangedKeys = KeySet()
 
-        var updated: Int { earlier.values.filter { $0 == .updated }.count }
-        var unchanged: Int { earlier.values.filter { $0 == .unchanged }.count }
+        var updated: Int { updatedKeys.count }
+        var unchanged: Int { unchangedKeys.count }
 
         /// Takes one saved chunk's outcomes, with the photos' (permanent) keys.
         mutating func add(_ visited: [(outcome: VisitOutcome, key: Int64)]) {
@@ -216,8 +219,61 @@ package struct FeedImporter {
             }
             for (outcome, key) in visited where outcome != .added {
                 if addedKeys.contains(where: { $0.contains(key) }) { continue }
-                if outcome == .updated || earlier[key] == nil { earlier[key] = outcome }
+                if outcome == .updated {
+                    if updatedKeys.insert(key) { unchangedKeys.remove(key) }
+                } else if !updatedKeys.contains(key) {
+                    unchangedKeys.insert(key)
+                }
             }
+        }
+    }
+
+    /// A set of keys as bits, in pages of 4,096 keys made as keys arrive; keys come
+    /// in runs (a chunk's photos), so the page of the last key is looked at first.
+    struct KeySet {
+        private static let pageShift = 12
+        private static let wordsPerPage = (1 << pageShift) / 64
+        private var pages: [Int64: [UInt64]] = [:]
+        /// The page in use, out of `pages` while it is.
+        private var currentNumber: Int64?
+        private var currentWords: [UInt64] = []
+        private(set) var count = 0
+
+        private mutating func withPage<T>(of key: Int64, creating: Bool, _ body: (inout [UInt64], Int, UInt64) -> T) -> T? {
+            let number = key >> Self.pageShift
+            if currentNumber != number {
+                guard let words = pages.removeValue(forKey: number) ?? (creating ? Array(repeating: 0, count: Self.wordsPerPage) : nil) else {
+                    return nil
+                }
+                if let current = currentNumber { pages[current] = currentWords }
+                currentNumber = number
+                currentWords = words
+            }
+            let offset = Int(key & Int64((1 << Self.pageShift) - 1))
+            return body(&currentWords, offset >> 6, UInt64(1) << UInt64(offset & 63))
+        }
+
+        /// Adds `key`; true when it was not there.
+        @discardableResult
+        mutating func insert(_ key: Int64) -> Bool {
+            let inserted = withPage(of: key, creating: true) { words, word, bit in
+                defer { words[word] |= bit }
+                return words[word] & bit == 0
+            } ?? false
+            if inserted { count += 1 }
+            return inserted
+        }
+
+        mutating func remove(_ key: Int64) {
+            let removed = withPage(of: key, creating: false) { words, word, bit in
+                defer { words[word] &= ~bit }
+                return words[word] & bit != 0
+            } ?? false
+            if removed { count -= 1 }
+        }
+
+        mutating func contains(_ key: Int64) -> Bool {
+            withPage(of: key, creating: false) { words, word, bit in words[word] & bit != 0 } ?? false
         }
     }
 
