@@ -38,6 +38,8 @@ struct BenchOptions {
     /// Whether ours' imports save each chunk in a savepoint of its own
     /// (`FeedImporter.chunkSavepoints`); `--import-savepoints chunk` for that, as before.
     var importChunkSavepoints = false
+    /// Photos per chunk of ours' imports (`FeedImporter.chunkSize`); nil keeps the importer's.
+    var importChunkSize: Int?
 
     static let usage = """
         USAGE: vacation-bench [--photos N] [--json] [--runs N] [--only FIGURE,...] [--keep]
@@ -71,6 +73,7 @@ struct BenchOptions {
           --import-savepoints none|chunk
                               ours' imports without savepoints inside their transaction
                               (default, FeedImporter's) or with one per chunk's save, as before
+          --import-chunk N    photos per chunk of ours' imports (default FeedImporter's)
           --limit-settings cache=MIB,mmap=MIB,temp=memory
                               the floor's page cache, memory map and temporary store, instead
                               of the settings measurement chose (to measure others)
@@ -137,6 +140,7 @@ struct BenchOptions {
                 case "chunk": options.importChunkSavepoints = true
                 default: throw UsageError(description: "--import-savepoints needs 'none' or 'chunk'")
                 }
+            case "--import-chunk": options.importChunkSize = try count(after: argument)
             case "--limit-settings":
                 guard let text = remaining.popFirst() else { throw UsageError(description: "--limit-settings needs settings") }
                 options.limitSettings = try LimitImporter.Settings(parsing: text)

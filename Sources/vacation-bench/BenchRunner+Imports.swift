@@ -95,6 +95,7 @@ extension BenchRunner {
         importer.pageCacheKibibytes = options.importCacheKibibytes
         importer.memoryJournals = options.importMemoryJournals
         importer.chunkSavepoints = options.importChunkSavepoints
+        if let chunkSize = options.importChunkSize { importer.chunkSize = chunkSize }
         let report = importer.importFeeds(feeds.map { .file($0) }, rules: DraftRules(), now: Self.visitTime)
         try document.close()
         if let failure = report.files.first(where: { $0.failure != nil })?.failure {
@@ -158,12 +159,12 @@ extension BenchRunner {
         let oursFolder = path("memory-ours")
         let ours = try MemoryProbe.measure(side: "ours", feed: feed, folder: oursFolder,
                                            pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals,
-                                           chunkSavepoints: options.importChunkSavepoints)
+                                           chunkSavepoints: options.importChunkSavepoints, chunkSize: options.importChunkSize)
         progress("memory: importing \(photos) photos in a child process (baseline)")
         let baselineFolder = path("memory-baseline")
         let baseline = try MemoryProbe.measure(side: "baseline", feed: feed, folder: baselineFolder,
                                                pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals,
-                                               chunkSavepoints: options.importChunkSavepoints)
+                                               chunkSavepoints: options.importChunkSavepoints, chunkSize: options.importChunkSize)
         // A feed already gone is what was wanted; with --keep it stays, for profiling one side alone
         // (`--child-import ours|baseline FEED FOLDER`).
         if !options.keep { try? FileManager.default.removeItem(at: feed) }

@@ -38,8 +38,10 @@ package struct FeedImporter {
     package let coordinator: StoreCoordinator
     /// Photos per chunk: a save, a context reset and three lookups each. Every chunk also
     /// rewrites the tags it links (their versions move), so chunks much smaller than a feed's
-    /// tag vocabulary cost more; 5,000 photos take a few megabytes.
-    package var chunkSize = 5_000
+    /// tag vocabulary cost more. 10,000 photos take about 20 MB: a million-photo import peaks at
+    /// 88 MB (69 MB with 5,000 a chunk, but a third slower: each chunk rewrote the vocabulary's
+    /// 2,000 tags; README.md, "Performance").
+    package var chunkSize = 10_000
     /// The page cache (KiB) an import's transaction works with, in place of SQLite's default
     /// 2 MB: a feed's photos, links, indexes and search index rows touch pages all over the
     /// store, and a cache that keeps them saves re-reading them and spilling them to the WAL
