@@ -11,8 +11,25 @@ import SQLiteDB
 /// let problems = try VacationCheck.problems(in: coordinator)   // [] when sound
 /// ```
 package enum VacationCheck {
+    /// The problems of the coordinator's store, SQLite's first.
+    ///
+    /// SQLite's integrity check reads every page and every index entry and takes about as long
+    /// as all the other checks together: it runs meanwhile on a read-only connection of its
+    /// own, on another thread. Each part reads one snapshot; a write that another process
+    /// commits between the two starts is seen by one part only, as it would be by two checks
+    /// run one after the other.
     package static func problems(in coordinator: StoreCoordinator) throws -> [String] {
-        try coordinator.withConnection { connection in try problems(on: connection, model: coordinator.model) }
+        let integrity = IntegrityCheckRun(path: coordinator.url.path)
+        let invariants: [String]
+        do {
+            invariants = try coordinator.withConnection { connection in
+                try mapped(connection) { try invariantProblems(on: connection, model: coordinator.model) }
+            }
+        } catch {
+            _ = try? integrity.problems()  // its answer no longer matters, but it must finish first
+            throw error
+        }
+        return try integrity.problems() + invariants
     }
 
     /// How much of the store the check reads through a memory map (SQLite caps it at its
@@ -21,19 +38,27 @@ package enum VacationCheck {
     /// `PRAGMA integrity_check` on a large store.
     static let mappedBytes: Int64 = 1 << 31
 
-    /// The same checks on a connection to a vacation store (for read-only use).
+    /// The same checks on a connection to a vacation store (for read-only use), one after the other.
     package static func problems(on connection: Connection, model: ObjectModel = VacationModel.model) throws -> [String] {
+        try mapped(connection) { try integrityProblems(on: connection) + invariantProblems(on: connection, model: model) }
+    }
+
+    /// Runs `body` with `connection` reading through a memory map.
+    static func mapped<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
         let previousMap = try connection.scalar("PRAGMA mmap_size")?.integerValue ?? 0
         try connection.execute("PRAGMA mmap_size = \(mappedBytes)")
         // Setting the map's size back only changes how later reads are made.
         defer { try? connection.execute("PRAGMA mmap_size = \(previousMap)") }
-        return try checks(on: connection, model: model)
+        return try body()
     }
 
-    private static func checks(on connection: Connection, model: ObjectModel) throws -> [String] {
-        var problems: [String] = []
+    static func integrityProblems(on connection: Connection) throws -> [String] {
         let integrity = try connection.integrityCheck()
-        if integrity != ["ok"] { problems += integrity.map { "SQLite integrity check: \($0)" } }
+        return integrity == ["ok"] ? [] : integrity.map { "SQLite integrity check: \($0)" }
+    }
+
+    private static func invariantProblems(on connection: Connection, model: ObjectModel) throws -> [String] {
+        var problems: [String] = []
         guard let photo = model.entity(named: "Photo"), let tag = model.entity(named: "Tag"),
               let place = model.entity(named: "Place"),
               case .joinTable(let links, let photoColumn, let tagColumn)? = photo.relationship(named: "tags")?.storage,
@@ -109,5 +134,37 @@ package enum VacationCheck {
                 return "\(counted(keys.count)) \(keys.count == 1 ? "has" : "have") stale text in the search index: \(try ids(keys))"
             }
         }
+    }
+}
+
+/// `PRAGMA integrity_check` on a read-only connection of its own, on a thread of its own.
+private final class IntegrityCheckRun: @unchecked Sendable {
+    // Written once by the thread before it signals; read after the wait. The lock keeps the
+    // sanitizers and the compiler sure of it.
+    private let lock = NSLock()
+    private var result: Result<[String], any Error>?
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(path: String) {
+        Thread.detachNewThread { [self] in
+            let outcome = Result<[String], any Error> {
+                let connection = try Connection(path: path, configuration: .init(
+                    readOnly: true, create: false, journalMode: nil, busyTimeout: 10, synchronous: nil))
+                return try VacationCheck.mapped(connection) { try VacationCheck.integrityProblems(on: connection) }
+            }
+            lock.lock()
+            result = outcome
+            lock.unlock()
+            finished.signal()
+        }
+    }
+
+    /// Waits for the check; its problems, or why it could not run.
+    func problems() throws -> [String] {
+        finished.wait()
+        finished.signal()  // a second call waits for nothing
+        lock.lock()
+        defer { lock.unlock() }
+        return try result?.get() ?? []
     }
 }

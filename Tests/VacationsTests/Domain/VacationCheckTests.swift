@@ -58,4 +58,28 @@ struct VacationCheckTests {
             #expect(try store.problems() == ["a tag link joins \(link), one of which does not exist"], "\(side)")
         }
     }
+
+    @Test("SQLite's integrity check, run beside the others on a connection of its own, comes first, as when run in turn")
+    func integrityFirst() throws {
+        let (store, _, tag) = try kyoto()
+        let path = store.coordinator.url.path
+        // An index whose definition no longer matches its entries: SQLite finds every row missing from it.
+        let editor = try Connection(path: path)
+        let version = try editor.scalar("PRAGMA schema_version")?.integerValue ?? 0
+        try editor.execute("PRAGMA writable_schema = ON")
+        try editor.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX ZPHOTO_ZDATETAKEN_INDEX ON ZPHOTO (ZTITLE)' "
+                           + "WHERE name = 'ZPHOTO_ZDATETAKEN_INDEX'")
+        try editor.execute("PRAGMA schema_version = \(version + 1)")
+        try editor.execute("PRAGMA writable_schema = OFF")
+        try editor.execute("UPDATE ZTAG SET ZCOUNT = 3 WHERE Z_PK = \(tag)")
+        let problems = try store.problems()
+        let integrity = problems.filter { $0.hasPrefix("SQLite integrity check: ") }
+        #expect(!integrity.isEmpty)
+        #expect(integrity.contains { $0.contains("ZPHOTO_ZDATETAKEN_INDEX") })
+        #expect(Array(problems.prefix(integrity.count)) == integrity)
+        #expect(problems.last == "tag 'kyoto' has count 3 but 10 linked photos")
+        let inTurn = try VacationCheck.problems(on: try Connection(path: path, configuration: .init(
+            readOnly: true, create: false, journalMode: nil, busyTimeout: 5, synchronous: nil)))
+        #expect(inTurn == problems)
+    }
 }
