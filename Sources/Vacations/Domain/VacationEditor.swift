@@ -153,9 +153,11 @@ package struct VacationEditor {
             var changed = apply(draft, to: photo, isNew: isNew)
 
             // Tags: counts follow the links. Tags the feed did not carry keep the photo's, unless
-            // it has none and the draft has some to fill them with.
-            let current = isNew ? [] : photo.tags
-            let keepsTags = draft.unknown.contains(.tags) && (!current.isEmpty || draft.tags.isEmpty)
+            // it has none and the draft has some to fill them with. A photo visited again mostly
+            // keeps its tags: that is checked by IDs first, without making the set of tags.
+            let tagsKept = try !isNew && tagsUnchanged(of: photo, draft: draft, tag: tag(named:))
+            let current = isNew || tagsKept ? [] : photo.tags
+            let keepsTags = tagsKept || draft.unknown.contains(.tags) && (!current.isEmpty || draft.tags.isEmpty)
             let wanted = keepsTags ? [] : draft.tags.map { name in (name: name, tag: tag(named: name)) }
             let wantedSet = keepsTags ? current : Set(wanted.map(\.tag))
             if wantedSet != current {
@@ -189,6 +191,25 @@ package struct VacationEditor {
         try cleanUp(tags: carried == nil ? Array(untagged.values) : [], places: Array(emptied.values), leaving: [],
                     arriving: deferredMoments)
         return result
+    }
+
+    /// Whether visiting `draft` leaves the photo's tags as they are (the slow path of
+    /// `visitPhotos` decides otherwise alike): the tags the feed did not carry are kept while
+    /// the photo has some or the draft none; else the draft's tags, once each, must be exactly
+    /// the photo's. `tag` finds or makes a tag by name, as the slow path does for each name.
+    private func tagsUnchanged(of photo: Photo, draft: PhotoDraft, tag: (String) -> Tag) throws -> Bool {
+        let current = try photo.memberIDs(ofToMany: "tags")
+        if draft.unknown.contains(.tags) && (!current.isEmpty || draft.tags.isEmpty) { return true }
+        guard draft.tags.count >= current.count else { return false }
+        // A few tags a photo: a look along the list costs less than hashing into a set.
+        var wanted: [ObjectID] = []
+        wanted.reserveCapacity(draft.tags.count)
+        for name in draft.tags {
+            let id = tag(name).objectID
+            guard current.contains(id) else { return false }
+            if !wanted.contains(id) { wanted.append(id) }
+        }
+        return wanted.count == current.count
     }
 
     /// Writes the photos `visitPhotos(_:carrying:deferringNew:)` deferred, in one batch insert,
@@ -364,7 +385,10 @@ package struct VacationEditor {
         guard !ids.isEmpty else { return [:] }
         // Built, not parsed: the list is a chunk's worth of ids.
         var request = FetchRequest<Photo>(predicate: .key("unique", .in, PredicateValue.array(ids.map(PredicateValue.string))))
-        request.relationshipKeyPathsForPrefetching = ["tags", "place"]
+        // Tags, whose links each photo's visit compares; not places: a batch's photos share a few
+        // hundred, which `lookUp` has as faults already and which load 256 to a query when first
+        // read, while prefetching them walks every photo once more.
+        request.relationshipKeyPathsForPrefetching = ["tags"]
         var result: [String: Photo] = [:]
         for photo in try context.fetch(request) { result[photo.unique] = photo }
         return result
