@@ -350,21 +350,8 @@ package struct VacationEditor {
         for tag in tags where tag.count <= 0 && !tag.isDeleted {
             context.delete(tag)
         }
-        let live = places.filter { !$0.isDeleted }
-        if let summaries = try remainingPhotosByQuery(of: live, leaving: removed) {
-            for place in live {
-                let summary = summaries[place.objectID.primaryKey]
-                let arrival = arriving[ObjectIdentifier(place)]
-                if summary == nil && arrival == nil {
-                    context.delete(place)
-                } else {
-                    place.firstVisited = ([summary?.earliest, arrival].compactMap { $0 }).min()
-                }
-            }
-            return
-        }
         let gone = Set(removed.map(ObjectIdentifier.init))
-        for place in live {
+        for place in places where !place.isDeleted {
             let remaining = place.photos.filter { !gone.contains(ObjectIdentifier($0)) && !$0.isDeleted }
             let arrival = arriving[ObjectIdentifier(place)]
             if remaining.isEmpty && arrival == nil {
@@ -373,43 +360,6 @@ package struct VacationEditor {
                 place.firstVisited = (remaining.compactMap { $0.dateTaken ?? $0.visited } + (arrival.map { [$0] } ?? [])).min()
             }
         }
-    }
-
-    /// For each place (by key) that keeps photos once `removed` are gone, the earliest moment of
-    /// those it keeps (a photo's date taken, else when it was visited) — read by two grouped
-    /// queries instead of loading every photo of every place, when the store can answer: the
-    /// places are saved, and the context's only unsaved change to photos is the deletion of
-    /// `removed` (an unvisit, a toggle). Nil when it cannot.
-    private func remainingPhotosByQuery(of places: [Place], leaving removed: [Photo]) throws -> [Int64: (count: Int, earliest: Date?)]? {
-        guard !places.isEmpty, places.allSatisfy({ !$0.objectID.isTemporary }),
-              context.unsavedChanges(of: "Photo", areOnlyDeletionsOf: Set(removed.map(\.objectID))) else { return nil }
-        var conditions: [ObjectPredicate] = [.key("place", .in, .array(places.map(\.predicateValue)))]
-        if !removed.isEmpty { conditions.append(.not(.key("SELF", .in, .array(removed.map(\.predicateValue))))) }
-        var result: [Int64: (count: Int, earliest: Date?)] = [:]
-        let taken = try context.fetchDictionaries(DictionaryFetchRequest(
-            entityName: "Photo", predicate: .and(conditions),
-            columns: [.key("place"), .count(as: "photos"), .aggregate(.min, of: "dateTaken", as: "earliest")], groupBy: ["place"]))
-        for row in taken {
-            guard case .int(let key)? = row["place"], case .int(let count)? = row["photos"] else {
-                throw StoreError("a place's photo count is not a number")
-            }
-            result[key] = (Int(count), Self.date(row["earliest"]))
-        }
-        // Photos without a date taken count from when they were visited.
-        let undated = try context.fetchDictionaries(DictionaryFetchRequest(
-            entityName: "Photo", predicate: .and(conditions + [.key("dateTaken", .equalTo, .null)]),
-            columns: [.key("place"), .aggregate(.min, of: "visited", as: "earliest")], groupBy: ["place"]))
-        for row in undated {
-            guard case .int(let key)? = row["place"], let earliest = Self.date(row["earliest"]), var summary = result[key] else { continue }
-            summary.earliest = min(summary.earliest ?? earliest, earliest)
-            result[key] = summary
-        }
-        return result
-    }
-
-    private static func date(_ value: PredicateValue?) -> Date? {
-        if case .date(let date)? = value { return date }
-        return nil
     }
 
     // MARK: Toggling
