@@ -16,6 +16,8 @@ final class SyncPeer {
         self.device = device
         self.folder = folder
         store = try VacationStore()
+        // Every vacation opened for writing keeps an operation log, so sync's apply is an operation.
+        try store.coordinator.recordOperations(author: "test")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
@@ -23,7 +25,48 @@ final class SyncPeer {
 
     @discardableResult
     func sync(now: Date = Date(timeIntervalSinceReferenceDate: 800_000_000), prune: Bool = false) throws -> SyncReport {
-        try VacationSync(folder: folder, vacation: "Trip", device: device, now: now, prune: prune).run(coordinator: coordinator)
+        // One operation of its own, as `vacation sync` is: `undo` after it reverts its apply.
+        try coordinator.beginOperation(author: "sync")
+        return try VacationSync(folder: folder, vacation: "Trip", device: device, now: now, prune: prune).run(coordinator: coordinator)
+    }
+
+    /// The operations of this peer's log that an undo can still revert, oldest first, each with
+    /// the vacation as it was before it (`recording`).
+    private(set) var undoable: [(id: Int64, before: [String])] = []
+
+    /// What `commandEnded` needs to know of the vacation before a command: its latest operation
+    /// and its content.
+    struct BeforeCommand {
+        let latest: Int64?
+        let content: [String]
+    }
+
+    func commandStarts() throws -> BeforeCommand {
+        BeforeCommand(latest: try coordinator.loggedOperations(limit: 1).first?.id, content: try dump())
+    }
+
+    /// When the command logged an operation, keeps the vacation as it was before it, so that
+    /// `undo` can check that undoing it gives exactly that back.
+    func commandEnded(_ before: BeforeCommand) throws {
+        if let operation = try coordinator.loggedOperations(limit: 1).first, operation.id != before.latest, operation.undoes == nil {
+            undoable.append((operation.id, before.content))
+        }
+    }
+
+    /// Undoes the latest operation not undone and checks that the vacation is exactly as before
+    /// it (every field, tag count, place and album); nil when there was nothing to undo.
+    func undo(_ note: @autoclosure () -> String) throws -> LoggedOperation? {
+        let undone = try coordinator.undoLatestOperation(author: "undo")
+        guard let undone else {
+            #expect(undoable.isEmpty, "\(note()): nothing to undo, but \(undoable.count) operations were logged")
+            return nil
+        }
+        let expected = undoable.popLast()
+        #expect(expected?.id == undone.id, "\(note()): undid operation \(undone.id), expected \(expected?.id ?? -1)")
+        let after = try dump()
+        let difference = after.difference(from: expected?.before ?? [])
+        #expect(difference.isEmpty, "\(note()): undoing \(undone.author) left \(Array(difference).prefix(6))")
+        return undone
     }
 
     /// Every field of every photo, tag, place and album, as comparable text (no row keys).
