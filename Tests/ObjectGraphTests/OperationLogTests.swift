@@ -122,4 +122,68 @@ struct OperationLogTests {
         #expect(try store.coordinator.undoLatestOperation(author: "undo")?.author == "raw")
         #expect(try store.rows("SELECT ZNAME FROM ZPLACE") == [[.text("Lisbon")]])
     }
+
+    @Test("an operation's token is its last history transaction's; since a token lists the operations after the one holding it")
+    func tokensAreHistoryTokens() throws {
+        let store = try TestStore(tracksHistory: true)
+        try store.coordinator.recordOperations(author: "first")
+        let context = store.context()
+        for name in ["Lisbon", "Porto"] {
+            let place = Place(context: context)
+            place.name = name
+            try context.save()
+        }
+        try store.coordinator.beginOperation(author: "second")
+        let tag = Tag(context: context)
+        tag.name = "sea"
+        try context.save()
+        let log = try store.coordinator.loggedOperations()
+        let history = try store.coordinator.fetchHistory()
+        #expect(history.count == 3)
+        guard log.count == 2, history.count == 3 else { return }
+        // The first operation committed two transactions: its token is the second's.
+        #expect(log.map(\.historyToken) == [history[2].token, history[1].token])
+        #expect(log.map(\.token) == [history[2].token.description, history[1].token.description])
+        #expect(try store.coordinator.loggedOperations(since: log[1].token).map(\.author) == ["second"])
+        // Any transaction the operation holds names it, in either form.
+        for token in [history[0].token.description, "\(history[0].token.transactionNumber)", "\(history[1].token.transactionNumber)"] {
+            #expect(try store.coordinator.loggedOperations(since: token).map(\.author) == ["second"], "\(token)")
+        }
+        #expect(try store.coordinator.loggedOperations(since: log[0].token).isEmpty)
+        let other = HistoryToken(transactionNumber: history[0].token.transactionNumber, storeUUID: "another").description
+        for bad in ["4", "0", "op-1", "op-x", "", "x", other] {
+            #expect(throws: StoreError.self, "\(bad)") { try store.coordinator.loggedOperations(since: bad) }
+        }
+        // An undo's token is its own transaction's; the operation it undid keeps its token.
+        #expect(try store.coordinator.undoLatestOperation(author: "undo")?.token == log[0].token)
+        let after = try store.coordinator.loggedOperations()
+        #expect(after.map(\.token) == [try store.coordinator.currentHistoryToken()?.description ?? "", log[0].token, log[1].token])
+    }
+
+    @Test("without history an operation's token is op- and its number; a log from before tokens gets their columns")
+    func tokensWithoutHistory() throws {
+        let store = try TestStore()
+        // A log as it was written before operations kept their transactions.
+        try store.coordinator.withConnection { connection in
+            try connection.execute("""
+                CREATE TABLE UNDO_OPERATION (ID INTEGER PRIMARY KEY, AUTHOR TEXT NOT NULL, DATE REAL NOT NULL, \
+                SESSION TEXT, INSERTED TEXT NOT NULL DEFAULT '{}', UPDATED TEXT NOT NULL DEFAULT '{}', \
+                DELETED TEXT NOT NULL DEFAULT '{}', UNDONE_BY INTEGER, UNDOES INTEGER)
+                """)
+            try connection.execute("INSERT INTO UNDO_OPERATION (AUTHOR, DATE) VALUES ('old', 0)")
+        }
+        #expect(try store.coordinator.loggedOperations().map(\.token) == ["op-1"])
+        try store.coordinator.recordOperations(author: "new")
+        let context = store.context()
+        let place = Place(context: context)
+        place.name = "Lisbon"
+        try context.save()
+        let log = try store.coordinator.loggedOperations()
+        #expect(log.map(\.token) == ["op-2", "op-1"] && log.allSatisfy { $0.historyToken == nil })
+        #expect(try store.coordinator.loggedOperations(since: "op-1").map(\.author) == ["new"])
+        #expect(try store.coordinator.loggedOperations(since: "op-2").isEmpty)
+        for bad in ["op-3", "1", "op-0"] {
+            #expect(throws: StoreError.self, "\(bad)") { try store.coordinator.loggedOperations(since: bad) }
+        }
+    }
 }

@@ -142,6 +142,39 @@ struct UndoManagerTests {
         #expect(try store.rows("SELECT count(*) FROM Z_6TAGS") == [[.integer(0)]])
     }
 
+    @Test("undoing a group that inserted an object with a partner, deleted it and saved leaves the partner as it was")
+    func insertDeleteSaveInOneGroup() throws {
+        for explicit in [false, true] {
+            let store = try TestStore()
+            let setup = store.context()
+            let place = Place(context: setup)
+            place.name = "place 0"
+            try setup.save()
+            let context = store.context()
+            let manager = ContextUndoManager()
+            context.undoManager = manager
+            let lisbon = try #require(try context.fetch(FetchRequest<Place>()).first)
+            if explicit { manager.beginUndoGrouping() }
+            let photo = Photo(context: context)
+            photo.unique = "new"
+            photo.place = lisbon
+            context.delete(photo)
+            try context.save()
+            if explicit { try manager.endUndoGrouping() }
+            context.processPendingChanges()
+            #expect(lisbon.photos.isEmpty, "explicit \(explicit): after the save")
+            // Inserted and deleted before the save, it never reached the store and left the context.
+            #expect(photo.context == nil && !context.hasChanges && context.insertedObjects.isEmpty, "explicit \(explicit)")
+            try manager.undo()
+            #expect(lisbon.photos.isEmpty, "explicit \(explicit): after undo")
+            #expect(photo.context == nil, "explicit \(explicit)")
+            try manager.redo()
+            #expect(lisbon.photos.isEmpty, "explicit \(explicit): after redo")
+            try context.save()
+            #expect(try store.rows("SELECT count(*) FROM ZPHOTO") == [[.integer(0)]])
+        }
+    }
+
     @Test("random edit sequences: undo all gives the initial state, redo all the final one, step by step")
     func randomSequences() throws {
         let seed = ProcessInfo.processInfo.environment["UNDO_SEED"].flatMap { UInt64($0) }

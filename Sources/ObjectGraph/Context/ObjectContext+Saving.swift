@@ -271,9 +271,11 @@ extension ObjectContext {
         }
     }
 
+    /// A save with nothing to write still ends the context's changes: objects inserted and deleted
+    /// before it leave the context (they never reached the store, as in Core Data), and objects
+    /// marked updated whose values came back to the committed ones stop being updated.
     private func finishEmptySave() {
-        for object in updated.values { object.isMarkedUpdated = false }
-        updated.removeAll()
+        apply(CommitOutcome(), payload: CommitPayload())
     }
 
     func remapReferences(in object: ManagedObject, _ mapping: [ObjectID: ObjectID], includingUnsaved: Bool = true) {

@@ -48,16 +48,12 @@ struct OperationUndo {
     }
 
     private func latestUndoable(on connection: Connection) throws -> LoggedOperation? {
-        try connection.rows("""
-            SELECT ID, AUTHOR, DATE, INSERTED, UPDATED, DELETED FROM UNDO_OPERATION
+        let lastTransaction = try OperationLogSchema.hasTransactionColumns(on: connection) ? "LAST_TRANSACTION" : "NULL"
+        return try connection.rows("""
+            SELECT ID, AUTHOR, DATE, INSERTED, UPDATED, DELETED, UNDONE_BY, UNDOES, \(lastTransaction) FROM UNDO_OPERATION
             WHERE UNDONE_BY IS NULL AND UNDOES IS NULL ORDER BY ID DESC LIMIT 1
             """) { row in
-            LoggedOperation(id: row.int64(at: 0), author: row.value(at: 1).textValue ?? "",
-                            date: Date(timeIntervalSince1970: row.double(at: 2)),
-                            inserted: OperationLogSchema.parseCounts(row.value(at: 3).textValue ?? "{}"),
-                            updated: OperationLogSchema.parseCounts(row.value(at: 4).textValue ?? "{}"),
-                            deleted: OperationLogSchema.parseCounts(row.value(at: 5).textValue ?? "{}"),
-                            undoneBy: nil, undoes: nil)
+            LoggedOperation(row: row, storeUUID: store.uuid)
         }.first
     }
 

@@ -19,10 +19,12 @@ public struct LoggedOperation: Sendable, Equatable {
     public let undoneBy: Int64?
     /// For an undo: the operation it reverted.
     public let undoes: Int64?
+    /// The persistent-history token of its last transaction; nil in a store without history.
+    public let historyToken: HistoryToken?
 
-    /// The operation's token as text (`vacation log --json`): its identifier in the log. Once
-    /// persistent history lands this becomes the history token of its last transaction.
-    public var token: String { String(id) }
+    /// The operation's token as text (`vacation log --json`): its last transaction's history
+    /// token (`HistoryToken.description`), or `op-` and its identifier in a store without history.
+    public var token: String { historyToken?.description ?? "op-\(id)" }
 }
 
 extension StoreCoordinator {
@@ -47,7 +49,10 @@ extension StoreCoordinator {
                 recorder.startOperation(author: author, session: session)
                 return
             }
-            try store.connection.transaction(.immediate) { try OperationLogSchema.create(on: store.connection) }
+            try store.connection.transaction(.immediate) {
+                try OperationLogSchema.create(on: store.connection)
+                try OperationLogSchema.upgrade(on: store.connection)
+            }
             let model = store.model
             var tables = store.schema.tables.map { name in
                 OperationRecorder.Table(name: name, entityColumn: 1, keyColumn: 0)
@@ -94,40 +99,67 @@ extension StoreCoordinator {
         (try? withStore { $0.operationRecorder != nil }) ?? false
     }
 
-    /// The logged operations, newest first: those after `after` (not including it), at most
-    /// `limit`. A store that never logged any has none.
+    /// The logged operations, newest first: those after the one holding `token` (not including
+    /// it), at most `limit`. A store that never logged any has none.
     ///
-    /// - Throws: `StoreError` when `after` is not an operation of the log.
-    public func loggedOperations(after: Int64? = nil, limit: Int? = nil) throws -> [LoggedOperation] {
+    /// `token` is an operation's `token`, or any history token (`HistoryToken.description`, or a
+    /// transaction's number alone) of a transaction an operation committed.
+    ///
+    /// - Throws: `StoreError` when no operation of the log holds `token` (its message says why,
+    ///   without repeating the token).
+    public func loggedOperations(since token: String? = nil, limit: Int? = nil) throws -> [LoggedOperation] {
         try withConnection { connection in
             guard try connection.tableExists("UNDO_OPERATION") else {
-                if let after { throw StoreError("no operation \(after) in the log") }
+                if token != nil { throw StoreError("no operation of the log holds it") }
                 return []
             }
-            if let after, try connection.scalar("SELECT 1 FROM UNDO_OPERATION WHERE ID = ?", [.integer(after)]) == nil {
-                throw StoreError("no operation \(after) in the log")
-            }
-            var sql = "SELECT ID, AUTHOR, DATE, INSERTED, UPDATED, DELETED, UNDONE_BY, UNDOES FROM UNDO_OPERATION"
+            let hasTransactions = try OperationLogSchema.hasTransactionColumns(on: connection)
+            var sql = "SELECT ID, AUTHOR, DATE, INSERTED, UPDATED, DELETED, UNDONE_BY, UNDOES, "
+                + (hasTransactions ? "LAST_TRANSACTION" : "NULL") + " FROM UNDO_OPERATION"
             var arguments: [SQLiteValue] = []
-            if let after {
+            if let token {
                 sql += " WHERE ID > ?"
-                arguments.append(.integer(after))
+                arguments.append(.integer(try operationHolding(token, hasTransactions: hasTransactions, on: connection)))
             }
             sql += " ORDER BY ID DESC"
             if let limit {
                 sql += " LIMIT ?"
                 arguments.append(.integer(Int64(max(0, limit))))
             }
+            let uuid = storeUUID
             return try connection.rows(sql, arguments) { row in
-                LoggedOperation(
-                    id: row.int64(at: 0), author: row.value(at: 1).textValue ?? "",
-                    date: Date(timeIntervalSince1970: row.double(at: 2)),
-                    inserted: OperationLogSchema.parseCounts(row.value(at: 3).textValue ?? "{}"),
-                    updated: OperationLogSchema.parseCounts(row.value(at: 4).textValue ?? "{}"),
-                    deleted: OperationLogSchema.parseCounts(row.value(at: 5).textValue ?? "{}"),
-                    undoneBy: row.isNull(at: 6) ? nil : row.int64(at: 6), undoes: row.isNull(at: 7) ? nil : row.int64(at: 7))
+                LoggedOperation(row: row, storeUUID: uuid)
             }
         }
+    }
+
+    /// The identifier of the operation that holds `token` (see `loggedOperations(since:limit:)`).
+    private func operationHolding(_ token: String, hasTransactions: Bool, on connection: Connection) throws -> Int64 {
+        let unknown = StoreError("no operation of the log holds it")
+        if token.hasPrefix("op-") {
+            guard let id = Int64(token.dropFirst(3)), id > 0,
+                  // The form names only operations that have no history token to show.
+                  let found = try connection.scalar("SELECT ID FROM UNDO_OPERATION WHERE ID = ?"
+                                                    + (hasTransactions ? " AND LAST_TRANSACTION IS NULL" : ""),
+                                                    [.integer(id)])?.integerValue
+            else { throw unknown }
+            return found
+        }
+        let transaction: Int64
+        if let history = HistoryToken(token) {
+            guard history.storeUUID == storeUUID else {
+                throw StoreError("it is a token of another store")
+            }
+            transaction = history.transactionNumber
+        } else if let number = Int64(token), number > 0 {
+            transaction = number
+        } else {
+            throw unknown
+        }
+        guard hasTransactions, let found = try connection.scalar(
+            "SELECT ID FROM UNDO_OPERATION WHERE FIRST_TRANSACTION <= ?1 AND LAST_TRANSACTION >= ?1 ORDER BY ID LIMIT 1",
+            [.integer(transaction)])?.integerValue else { throw unknown }
+        return found
     }
 
     /// Reverts the latest operation that is neither undone nor an undo itself, in one
@@ -156,5 +188,19 @@ extension StoreCoordinator {
         changeSet.isAbridged = true
         broadcast(changeSet, from: nil)
         return undone
+    }
+}
+
+extension LoggedOperation {
+    /// Reads `ID, AUTHOR, DATE, INSERTED, UPDATED, DELETED, UNDONE_BY, UNDOES, LAST_TRANSACTION`.
+    init(row: Statement, storeUUID: String) {
+        self.init(
+            id: row.int64(at: 0), author: row.value(at: 1).textValue ?? "",
+            date: Date(timeIntervalSince1970: row.double(at: 2)),
+            inserted: OperationLogSchema.parseCounts(row.value(at: 3).textValue ?? "{}"),
+            updated: OperationLogSchema.parseCounts(row.value(at: 4).textValue ?? "{}"),
+            deleted: OperationLogSchema.parseCounts(row.value(at: 5).textValue ?? "{}"),
+            undoneBy: row.isNull(at: 6) ? nil : row.int64(at: 6), undoes: row.isNull(at: 7) ? nil : row.int64(at: 7),
+            historyToken: row.isNull(at: 8) ? nil : HistoryToken(transactionNumber: row.int64(at: 8), storeUUID: storeUUID))
     }
 }

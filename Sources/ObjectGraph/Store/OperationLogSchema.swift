@@ -5,21 +5,25 @@ import SQLiteDB
 /// Core Data and the history work leave them alone):
 ///
 /// ```sql
-/// UNDO_OPERATION (ID, AUTHOR, DATE, SESSION, INSERTED, UPDATED, DELETED, UNDONE_BY, UNDOES)
+/// UNDO_OPERATION (ID, AUTHOR, DATE, SESSION, INSERTED, UPDATED, DELETED, UNDONE_BY, UNDOES,
+///                 FIRST_TRANSACTION, LAST_TRANSACTION)
 /// UNDO_ROW (OPERATION, SEQUENCE, KIND, TABLE_NAME, FIRST_KEY, LAST_KEY, OLD_VALUES)
 /// ```
 ///
 /// An operation is one command: every transaction it committed. `DATE` is seconds since 1970 of
 /// its first transaction; `INSERTED`, `UPDATED`, `DELETED` are JSON objects from entity name to
 /// a count of objects; `UNDONE_BY` names the undo that reverted it, `UNDOES` the operation an
-/// undo reverted. A row of `UNDO_ROW` is a run of inserted keys (`KIND` 0, `FIRST_KEY` through
+/// undo reverted. `FIRST_TRANSACTION` and `LAST_TRANSACTION` are the persistent-history
+/// transactions (`ATRANSACTION.Z_PK`) of its first and last commits, NULL in a store without
+/// history (and in logs written before they were kept). A row of `UNDO_ROW` is a run of inserted keys (`KIND` 0, `FIRST_KEY` through
 /// `LAST_KEY`), or one updated (1) or deleted (2) row with its old values (`RowValueCoding`).
 enum OperationLogSchema {
     static let statements = [
         """
         CREATE TABLE IF NOT EXISTS UNDO_OPERATION (ID INTEGER PRIMARY KEY, AUTHOR TEXT NOT NULL, DATE REAL NOT NULL, \
         SESSION TEXT, INSERTED TEXT NOT NULL DEFAULT '{}', UPDATED TEXT NOT NULL DEFAULT '{}', \
-        DELETED TEXT NOT NULL DEFAULT '{}', UNDONE_BY INTEGER, UNDOES INTEGER)
+        DELETED TEXT NOT NULL DEFAULT '{}', UNDONE_BY INTEGER, UNDOES INTEGER, FIRST_TRANSACTION INTEGER, \
+        LAST_TRANSACTION INTEGER)
         """,
         """
         CREATE TABLE IF NOT EXISTS UNDO_ROW (OPERATION INTEGER NOT NULL, SEQUENCE INTEGER NOT NULL, KIND INTEGER NOT NULL, \
@@ -31,6 +35,17 @@ enum OperationLogSchema {
     static func create(on connection: Connection) throws {
         if try connection.tableExists("UNDO_ROW") && connection.tableExists("UNDO_OPERATION") { return }
         for statement in statements { try connection.execute(statement) }
+    }
+
+    /// Adds the history transactions' columns to a log written before they were kept.
+    static func upgrade(on connection: Connection) throws {
+        guard try connection.tableExists("UNDO_OPERATION"), try !hasTransactionColumns(on: connection) else { return }
+        try connection.execute("ALTER TABLE UNDO_OPERATION ADD COLUMN FIRST_TRANSACTION INTEGER")
+        try connection.execute("ALTER TABLE UNDO_OPERATION ADD COLUMN LAST_TRANSACTION INTEGER")
+    }
+
+    static func hasTransactionColumns(on connection: Connection) throws -> Bool {
+        try connection.scalar("SELECT 1 FROM pragma_table_info('UNDO_OPERATION') WHERE name = 'LAST_TRANSACTION'") != nil
     }
 
     /// `{"Photo":42,"Tag":7}`: names in order, entities with no change left out.

@@ -99,6 +99,9 @@ final class OperationRecorder {
         /// Changes counted and not written yet, while rows are not kept (an undo's).
         var plainCounts: [[Int: Int]] = [[:], [:], [:]]
         var hasUnwrittenCounts = false
+        /// The persistent-history transactions the operation wrote (`ATRANSACTION` keys), first
+        /// and last; nil in a store without history, or before its first.
+        var transactions: ClosedRange<Int64>?
     }
 
     let tables: [String: Table]
@@ -140,12 +143,21 @@ final class OperationRecorder {
         state.earlierCounts = [[:], [:], [:]]
         state.plainCounts = [[:], [:], [:]]
         state.hasUnwrittenCounts = false
+        state.transactions = nil
     }
 
     // MARK: Recording (inside SQLite's hook: no use of the connection here)
 
     func record(_ change: borrowing RowChange) {
-        guard let table = tables[change.table] else { return }
+        guard let table = tables[change.table] else {
+            // The history transaction each commit writes: the operation's token is its last.
+            if change.kind == .insert && change.table == "ATRANSACTION" {
+                let key = change.newKey
+                state.transactions = state.transactions.map { min($0.lowerBound, key)...max($0.upperBound, key) } ?? key...key
+                state.hasUnwrittenCounts = true
+            }
+            return
+        }
         guard keepsRows else {
             // An undo's changes: each row once, so plain counts are the objects'.
             guard let column = table.entityColumn else { return }
@@ -256,6 +268,13 @@ final class OperationRecorder {
             }
             try connection.execute("UPDATE UNDO_OPERATION SET INSERTED = ?, UPDATED = ?, DELETED = ? WHERE ID = ?",
                                    texts + [.integer(operation)])
+            if let transactions = state.transactions {
+                // A recorder that joined the operation (the store opened again) keeps its first.
+                try connection.execute(
+                    "UPDATE UNDO_OPERATION SET FIRST_TRANSACTION = min(coalesce(FIRST_TRANSACTION, ?1), ?1), "
+                        + "LAST_TRANSACTION = max(coalesce(LAST_TRANSACTION, ?2), ?2) WHERE ID = ?3",
+                    [.integer(transactions.lowerBound), .integer(transactions.upperBound), .integer(operation)])
+            }
         } catch {
             flushFailure = error
             throw error

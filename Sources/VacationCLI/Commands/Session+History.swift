@@ -9,19 +9,12 @@ import Vacations
 extension Session {
     func log(_ name: String?, since: String?, limit: Int?) throws -> Int32 {
         let resolved = try vacationName(name)
-        var after: Int64?
-        if let since {
-            guard let token = Int64(since), token > 0 else {
-                throw CommandFailure.usage("Invalid token '\(since)': a token is what 'vacation log' shows")
-            }
-            after = token
-        }
         let operations: [LoggedOperation] = try reading(resolved) { _, document in
             let coordinator = try document.coordinator
             do {
-                return try coordinator.loggedOperations(after: after, limit: limit)
-            } catch let error as StoreError where after != nil {
-                throw CommandFailure.usage("Invalid token '\(since ?? "")': \(error.message) of \"\(resolved)\"")
+                return try coordinator.loggedOperations(since: since, limit: limit)
+            } catch let error as StoreError where since != nil {
+                throw CommandFailure.usage("Invalid token '\(since ?? "")' for \"\(resolved)\": \(error.message)")
             }
         }
         if json {
@@ -42,10 +35,15 @@ extension Session {
                 changes.append(label + " " + values.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
             }
             if operation.undoneBy != nil { changes.append("(undone)") }
-            table.addRow([operation.token, Rendering.shortDate(operation.date), operation.author, changes.joined(separator: "; ")])
+            table.addRow([Self.shortToken(operation), Rendering.shortDate(operation.date), operation.author, changes.joined(separator: "; ")])
         }
         if !operations.isEmpty { say(table.rendered()) }
         return ExitCode.success
+    }
+
+    /// The token as a person reads it: its transaction's number, which `--since` takes too.
+    private static func shortToken(_ operation: LoggedOperation) -> String {
+        operation.historyToken.map { String($0.transactionNumber) } ?? operation.token
     }
 
     private func counts(_ values: [String: Int]) -> JSONValue {
@@ -81,7 +79,7 @@ extension Session {
                 ("undone", .object([("token", .string(undone.token)), ("author", .string(undone.author))])),
             ]))
         } else {
-            say("Undid \(undone.author) (\(undone.token)) in \"\(resolved)\"")
+            say("Undid \(undone.author) (\(Self.shortToken(undone))) in \"\(resolved)\"")
         }
         return ExitCode.success
     }

@@ -117,7 +117,18 @@ struct UndoCommandTests {
         let log = try cli.run("log", "--json")
         #expect(log.code == 0)
         let entries = log.array
-        #expect(entries.map { $0["token"] as? String } == ["3", "2", "1"])
+        // Each token is the history token of the operation's last transaction: "<transaction>:<store UUID>".
+        let tokens = entries.compactMap { $0["token"] as? String }
+        let parsed = tokens.map { token -> (number: Int, uuid: String)? in
+            let parts = token.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let number = Int(parts[0]) else { return nil }
+            return (number, parts[1])
+        }
+        let numbers = parsed.compactMap { $0?.number }
+        let uuids = Set(parsed.compactMap { $0?.uuid })
+        #expect(tokens.count == 3 && numbers.count == 3 && uuids.count == 1)
+        #expect(numbers == numbers.sorted(by: >) && Set(numbers).count == 3)
+        let storeUUID = uuids.first ?? ""
         #expect(entries.map { $0["author"] as? String } == ["vacation album", "vacation unvisit", "vacation import"])
         #expect(entries.allSatisfy { $0["date"] as? String == "2023-11-14T22:13:20Z" })
         let summary = try cli.run("info", "--json").object
@@ -128,13 +139,16 @@ struct UndoCommandTests {
         #expect(entries[2]["inserted"] as? [String: Int] == ["Photo": photos + 2, "Place": places, "Tag": tags + 2])
         #expect(entries[2]["updated"] as? [String: Int] == [:] && entries[2]["deleted"] as? [String: Int] == [:])
         #expect(entries[0]["inserted"] as? [String: Int] == ["Album": 1])
-        #expect(try cli.run("log", "--since", "1", "--json").array.map { $0["token"] as? String } == ["3", "2"])
-        #expect(try cli.run("log", "--since", "3", "--json").output == "[]\n")
-        #expect(try cli.run("log", "--limit", "1", "--json").array.map { $0["token"] as? String } == ["3"])
-        for bad in ["0", "4", "abc", "-1", ""] {
+        guard tokens.count == 3, numbers.count == 3 else { return }
+        #expect(try cli.run("log", "--since", tokens[2], "--json").array.map { $0["token"] as? String } == [tokens[0], tokens[1]])
+        // A transaction's number alone names it too.
+        #expect(try cli.run("log", "--since", "\(numbers[2])", "--json").array.map { $0["token"] as? String } == [tokens[0], tokens[1]])
+        #expect(try cli.run("log", "--since", tokens[0], "--json").output == "[]\n")
+        #expect(try cli.run("log", "--limit", "1", "--json").array.map { $0["token"] as? String } == [tokens[0]])
+        for bad in ["0", "\(numbers[0] + 1)", "abc", "-1", "", "op-1", "\(numbers[0]):\(UUID().uuidString)", ":\(storeUUID)"] {
             let result = try cli.run("log", "--since", bad)
             #expect(result.code == 64, "--since \(bad)")
-            #expect(result.errors.hasPrefix("Error: "), "--since \(bad)")
+            #expect(result.errors.hasPrefix("Error: Invalid token '\(bad)'") && !result.errors.dropLast().contains("\n"), "--since \(bad)")
             #expect(result.output == "")
         }
         let undo = try cli.run("undo", "--json")
@@ -142,14 +156,16 @@ struct UndoCommandTests {
             {
               "vacation": "My Vacation",
               "undone": {
-                "token": "3",
+                "token": "\(tokens[0])",
                 "author": "vacation album"
               }
             }
 
             """)
         let after = try cli.run("log", "--json").array
-        #expect(after.map { $0["token"] as? String } == ["4", "3", "2", "1"])
+        #expect(after.count == 4 && Array(after.dropFirst()).map { $0["token"] as? String } == tokens)
+        let undoNumber = (after.first?["token"] as? String).flatMap { Int($0.split(separator: ":")[0]) } ?? 0
+        #expect(undoNumber == numbers[0] + 1 && (after.first?["token"] as? String)?.hasSuffix(":" + storeUUID) == true)
         #expect(after[0]["author"] as? String == "vacation undo")
         #expect(after[0]["deleted"] as? [String: Int] == ["Album": 1])
         // The undo has a history transaction of its own, by its author: the album it deleted.
@@ -161,10 +177,13 @@ struct UndoCommandTests {
             GROUP BY s.ZNAME ORDER BY s.ZNAME
             """) { "\($0.value(at: 0).textValue ?? "")=\($0.int64(at: 1))" }
         #expect(authors == ["vacation undo=1"])
-        #expect(try cli.run("undo").output == "Undid vacation unvisit (2) in \"My Vacation\"\n")
+        #expect(try cli.run("undo").output == "Undid vacation unvisit (\(numbers[1])) in \"My Vacation\"\n")
         #expect(try cli.run("photos", "--json").array.count == photos + 2)
         let text = try cli.run("log").output
-        #expect(text.hasPrefix("Token  Date              Author            Changes\n5      2023-11-14 22:13  vacation undo     inserted 2 Photo"))
+        // The table shows each token's transaction number, which --since takes too.
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Token  Date              Author            Changes")
+        #expect(lines.count == 6 && lines[1].hasPrefix("\(undoNumber + 1)     2023-11-14 22:13  vacation undo     inserted 2 Photo"))
     }
 
     @Test("nothing to undo: a new vacation, or every operation undone; exit 1, nothing changed; no such vacation: 66")
