@@ -82,7 +82,6 @@ public struct BackupInfo: Sendable, Equatable {
             Key.formatVersion: DocumentMetadata.currentFormatVersion,
             Key.documentName: documentName,
             Key.created: created.wholeSeconds,
-            Key.integrityCheck: "ok",
         ]
         if let metadata {
             dictionary[Key.modelVersion] = metadata.modelVersion
@@ -103,6 +102,5 @@ public struct BackupInfo: Sendable, Equatable {
         static let created = "created"
         static let modelVersion = "modelVersion"
         static let appVersion = "appVersion"
-        static let integrityCheck = "integrityCheck"
     }
 }

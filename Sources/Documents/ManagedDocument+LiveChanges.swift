@@ -9,7 +9,7 @@ import ObjectGraph
 // controllers on it report the inserts, moves and deletes at once.
 extension ManagedDocument {
     func startLiveChanges(_ coordinator: StoreCoordinator) {
-        guard coordinator.tracksHistory else { return }
+        guard coordinator.tracksHistory, configuration.followsOtherProcesses else { return }
         coordinator.observesOtherProcesses = true
         let changes = coordinator.otherProcessChanges()
         liveChangesTask = Task { [weak self] in

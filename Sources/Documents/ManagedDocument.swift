@@ -31,6 +31,11 @@ public final class ManagedDocument {
         /// When true, the store keeps persistent history (`StoreCoordinator`'s `tracksHistory`),
         /// and the view context merges other processes' commits as they happen.
         public var tracksHistory: Bool
+        /// With `tracksHistory`: when true (the default), a thread watches for other
+        /// processes' commits and the view context merges them as they happen. A process that
+        /// opens a document for one quick command and closes it (the command line) turns it
+        /// off: it would start a thread and a task only to stop them again.
+        public var followsOtherProcesses = true
 
         /// A configuration; the defaults autosave 2 s after the last change, handle stop signals
         /// and keep no persistent history.

@@ -64,6 +64,7 @@ public final class Connection {
         // only a writable connection, when it is the last to close, checkpoint the WAL and
         // remove the `-wal` and `-shm` files; a read-only one leaves them behind. A file that
         // cannot be written is opened read-only by SQLite itself.
+        Self.configureOnce()
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE
         if configuration.create && !configuration.readOnly { flags |= SQLITE_OPEN_CREATE }
         var connection: OpaquePointer?
@@ -96,6 +97,14 @@ public final class Connection {
             throw error
         }
     }
+
+    /// SQLite's process-wide settings, made before the first connection: no memory statistics
+    /// (nothing here reads them), so that allocations skip the global mutex that counts them
+    /// (about a tenth of opening a store, which parses its whole schema). Too late when
+    /// something else in the process started SQLite first; then nothing changes.
+    private static let processSettings: Int32 = vacations_sqlite3_disable_memory_statistics()
+
+    static func configureOnce() { _ = processSettings }
 
     /// An in-memory database, for tests and scratch work.
     package static func inMemory() throws -> Connection {

@@ -134,11 +134,16 @@ enum BaselineQueries {
         guard sqlite3_exec(copyHandle, "PRAGMA journal_mode = DELETE", nil, nil, nil) == SQLITE_OK else {
             throw RawSQLiteError(code: sqlite3_errcode(copyHandle), message: "journal_mode")
         }
-        var check: OpaquePointer?
-        sqlite3_prepare_v2(copyHandle, "PRAGMA integrity_check", -1, &check, nil)
-        defer { sqlite3_finalize(check) }
-        guard sqlite3_step(check) == SQLITE_ROW, let text = sqlite3_column_text(check, 0), String(cString: text) == "ok" else {
-            throw RawSQLiteError(code: SQLITE_CORRUPT, message: "the copy failed its integrity check")
+        // As `vacation backup` checks its copy (issue 22): whole, the source's page count.
+        guard pageCount(copyHandle) == pageCount(source.handle), pageCount(copyHandle) > 0 else {
+            throw RawSQLiteError(code: SQLITE_CORRUPT, message: "the copy is not the store's size")
         }
+    }
+
+    private static func pageCount(_ handle: OpaquePointer) -> Int64 {
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(handle, "PRAGMA page_count", -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        return sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : -1
     }
 }

@@ -192,7 +192,8 @@ extension BenchRunner {
     }
 
     /// Backs the vacation up as `vacation backup` does, and the baseline's store with SQLite's
-    /// online backup API and an integrity check; the copies must hold the same content.
+    /// online backup API and the same check that the copy is whole (its page count); the
+    /// copies must hold the same content.
     func measureBackup() throws {
         let folder = path("backups")
         let copy = path("backup.sqlite").path

@@ -37,6 +37,17 @@ public struct MigrationError: Error, CustomStringConvertible, Sendable, Equatabl
 struct MigrationPlanner {
     let connection: Connection
     let model: ObjectModel
+    /// `Z_METADATA`, decoded once for the whole plan (decoding the property list is the
+    /// dearest part of opening a store that needs no migration).
+    let metadata: StoreMetadata?
+
+    /// A planner for the store on `connection`; `metadata` when the caller has decoded it
+    /// already, else it is read here.
+    init(connection: Connection, model: ObjectModel, metadata: StoreMetadata? = nil) throws {
+        self.connection = connection
+        self.model = model
+        self.metadata = try metadata ?? StoreMetadata.readIfPresent(connection)
+    }
 
     struct Plan {
         /// `data` statements change tables, rows or keys; `schema` ones only index definitions or
@@ -105,14 +116,14 @@ struct MigrationPlanner {
         // with it, whatever our layout rules would write (ordered relationships' order columns,
         // index names…). A store Apple's Core Data made is then opened as it is; stores this
         // framework wrote (they carry our model record) are still brought to our layout.
-        if let metadata = try StoreMetadata.readIfPresent(connection), metadata.modelRecord == nil,
+        if let metadata, metadata.modelRecord == nil,
            !metadata.versionHashes.isEmpty, metadata.versionHashes == model.versionHashes {
             // Such a store gets a search index only when the model asks for one.
             var plan = Plan()
             plan.add(searchIndexPlan: try SearchIndexPlan.make(connection: connection, model: model, migrating: false))
             return plan
         }
-        let stored = try StoredSchema(connection: connection)
+        let stored = try StoredSchema(connection: connection, versionHashes: metadata?.versionHashes ?? [:])
         let mapping = try mapEntities(stored)
         try checkDeclarations(mapping: mapping, stored: stored)
         var work = PlanWork(planner: self, stored: stored, mapping: mapping)
@@ -148,7 +159,7 @@ struct MigrationPlanner {
     /// Refuses what a lightweight migration cannot do: a changed parent, and — where the store
     /// carries our model record — a changed attribute type or relationship kind.
     private func checkDeclarations(mapping: EntityMapping, stored: StoredSchema) throws {
-        let recorded = try StoreMetadata.readIfPresent(connection)?.modelRecord
+        let recorded = metadata?.modelRecord
         for entity in model.entities {
             if let row = mapping.previous[entity.number] {
                 // A new parent counts as a change too: the entity's rows would have to move tables.

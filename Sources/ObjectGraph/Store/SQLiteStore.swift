@@ -58,7 +58,7 @@ final class SQLiteStore {
         if try connection.tableExists("Z_METADATA") {
             let stored = try StoreMetadata(connection: connection)
             (uuid, metadata) = (stored.uuid, stored.values)
-            let plan = options.checksSchema ? try MigrationPlanner(connection: connection, model: model).plan() : .init()
+            let plan = options.checksSchema ? try MigrationPlanner(connection: connection, model: model, metadata: stored).plan() : .init()
             if options.readOnly {
                 // Index names and a table's CREATE text do not change what reading finds.
                 guard !plan.changesData else {

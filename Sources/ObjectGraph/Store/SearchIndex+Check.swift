@@ -67,16 +67,20 @@ public enum SearchIndexCheck {
             if !lacking.isEmpty { problem(.triggers(lacking)) }
             if let failure = try integrityFailure(of: index, on: connection) { problem(.damaged(failure)) }
             let name = schema.quotedName
-            let unindexed = try keys("SELECT t.Z_PK FROM \(index.table) t WHERE NOT EXISTS "
-                                     + "(SELECT 1 FROM \(name) f WHERE f.rowid = t.Z_PK) ORDER BY 1", on: connection)
+            // Rows without an index row and rows whose index text is not their text, in one
+            // pass over the table (each row's text is computed once, its index row read once).
+            let differs = index.columns.map { "f.\(quoteIdentifier($0.name)) IS NOT \(schema.expression($0, row: "t"))" }
+                .joined(separator: " OR ")
+            let mismatched = try connection.rows("SELECT t.Z_PK, f.rowid IS NULL FROM \(index.table) t LEFT JOIN \(name) f "
+                                                 + "ON f.rowid = t.Z_PK WHERE f.rowid IS NULL OR \(differs) ORDER BY 1") {
+                (key: $0.int64(at: 0), unindexed: $0.int64(at: 1) == 1)
+            }
+            let unindexed = mismatched.filter(\.unindexed).map(\.key)
             if !unindexed.isEmpty { problem(.unindexed(unindexed)) }
             let orphaned = try keys("SELECT f.rowid FROM \(name) f WHERE NOT EXISTS "
                                     + "(SELECT 1 FROM \(index.table) t WHERE t.Z_PK = f.rowid) ORDER BY 1", on: connection)
             if !orphaned.isEmpty { problem(.orphaned(orphaned)) }
-            let differs = index.columns.map { "f.\(quoteIdentifier($0.name)) IS NOT \(schema.expression($0, row: "t"))" }
-                .joined(separator: " OR ")
-            let stale = try keys("SELECT t.Z_PK FROM \(index.table) t JOIN \(name) f ON f.rowid = t.Z_PK WHERE \(differs) ORDER BY 1",
-                                 on: connection)
+            let stale = mismatched.filter { !$0.unindexed }.map(\.key)
             if !stale.isEmpty { problem(.stale(stale)) }
         }
         return problems

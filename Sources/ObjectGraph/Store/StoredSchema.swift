@@ -46,7 +46,9 @@ struct StoredSchema {
     var triggers: [Trigger] = []
     var entities: [EntityRow] = []
 
-    init(connection: Connection) throws {
+    /// The schema on `connection`; `versionHashes` are the store's `NSStoreModelVersionHashes`
+    /// (they name renamed entities).
+    init(connection: Connection, versionHashes: [String: Data]) throws {
         let master = try connection.rows(
             "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid") {
             ($0.string(at: 0) ?? "", $0.string(at: 1) ?? "", $0.string(at: 2) ?? "", $0.string(at: 3) ?? "")
@@ -77,7 +79,7 @@ struct StoredSchema {
             EntityRow(number: $0.int(at: 0), name: $0.string(at: 1) ?? "", currentName: nil, parent: $0.int(at: 2),
                       maximumKey: $0.int64(at: 3))
         }
-        let hashed = Set(try StoreMetadata.readIfPresent(connection)?.versionHashes.keys.map { $0 } ?? [])
+        let hashed = Set(versionHashes.keys)
         Self.pairRenamedEntities(&entities, hashedNames: hashed)
     }
 

@@ -11,16 +11,20 @@ extension Session {
     func list() throws -> Int32 {
         // Names first (no store is read), then each vacation's counts: one damaged vacation is
         // reported, not allowed to hide the others.
+        let names = try library.documents.documentNames()
         var rows: [(summary: DocumentSummary, damage: String?)] = []
-        for plain in try library.documents.documents(counting: []) {
-            do {
-                rows.append((try library.documents.summary(ofDocumentNamed: plain.name, counting: Self.countedEntities), nil))
-            } catch {
+        var damages: [String] = []
+        for (name, counted) in zip(names, library.documents.summaries(of: names, counting: Self.countedEntities)) {
+            switch counted {
+            case .success(let summary):
+                rows.append((summary, nil))
+            case .failure(let error):
                 let damage = VacationCLI.describe(error).message
-                warn(damage)
-                rows.append((plain, damage))
+                damages.append(damage)
+                rows.append((try library.documents.uncountedSummary(ofDocumentNamed: name), damage))
             }
         }
+        for damage in damages { warn(damage) }
         rows.sort { $0.summary.name.localizedStandardCompare($1.summary.name) == .orderedAscending }
         func count(_ row: (summary: DocumentSummary, damage: String?), _ entity: String) -> JSONValue {
             row.damage == nil ? .integer(Int64(row.summary.counts[entity] ?? 0)) : .null

@@ -73,7 +73,7 @@ extension Session {
             let places = try VacationQueries.places(in: context)
             if json {
                 let value = JSONValue.array(places.map { place in
-                    .object([("name", .string(place.name)), ("photos", .integer(Int64(place.photos.count))),
+                    .object([("name", .string(place.name)), ("photos", .integer(Int64(place.photos))),
                              ("firstVisited", .date(place.firstVisited))])
                 })
                 try context.throwIfLoadFailed()
@@ -81,7 +81,7 @@ extension Session {
                 return ExitCode.success
             }
             var table = TextTable(columns: [.init("PLACE"), .init("PHOTOS", alignment: .right), .init("FIRST VISITED")])
-            for place in places { table.addRow([place.name, String(place.photos.count), Rendering.shortDate(place.firstVisited)]) }
+            for place in places { table.addRow([place.name, String(place.photos), Rendering.shortDate(place.firstVisited)]) }
             try context.throwIfLoadFailed()
             if !places.isEmpty { say(table.rendered()) }
             return ExitCode.success

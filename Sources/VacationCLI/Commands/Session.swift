@@ -23,6 +23,8 @@ struct Session {
         // A command saves what it changed before it returns; autosave is for long-lived processes.
         configuration.autosaveDelay = nil
         configuration.handlesStopSignals = true
+        // One command, then the process ends: no thread to follow other processes' commits.
+        configuration.followsOtherProcesses = false
         library = try VacationLibrary(url: url, wait: wait, configuration: configuration)
     }
 

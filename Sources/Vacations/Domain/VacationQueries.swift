@@ -42,6 +42,20 @@ package struct QueryError: Error, CustomStringConvertible, Sendable, Equatable {
     package var description: String { message }
 }
 
+/// A place as `vacation places` shows it: its name, how many photos were taken there, and
+/// when it was first visited.
+package struct PlaceSummary: Sendable, Equatable {
+    package var name: String
+    package var photos: Int
+    package var firstVisited: Date?
+
+    package init(name: String, photos: Int, firstVisited: Date?) {
+        self.name = name
+        self.photos = photos
+        self.firstVisited = firstVisited
+    }
+}
+
 /// The reads the CLI and apps make of a vacation.
 package enum VacationQueries {
     /// Sort key → key path.
@@ -116,11 +130,28 @@ package enum VacationQueries {
         try context.fetch(FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("count", ascending: false), ObjectSortDescriptor("name")]))
     }
 
-    /// Places in itinerary order: first visited first (places without a date last), then by name.
-    package static func places(in context: ObjectContext) throws -> [Place] {
+    /// Places in itinerary order: first visited first (places without a date last), then by name,
+    /// each with how many photos were taken there.
+    ///
+    /// The counts come from one aggregate query (the photos grouped by place, which SQLite
+    /// answers from the photos' place index): no photo is made as an object, so the answer
+    /// takes about as long at a million photos as at a hundred. It reads the store as saved,
+    /// as a command's fresh context does.
+    package static func places(in context: ObjectContext) throws -> [PlaceSummary] {
         let places = try context.fetch(FetchRequest<Place>(sortedBy: [ObjectSortDescriptor("firstVisited"), ObjectSortDescriptor("name")]))
-        try context.prefetch("photos", of: places)
-        return places.filter { $0.firstVisited != nil } + places.filter { $0.firstVisited == nil }
+        let counts = try context.fetchDictionaries(DictionaryFetchRequest(
+            entityName: "Photo", columns: [.key("place"), .count(as: "photos")], groupBy: ["place"]))
+        var photosByPlace: [Int64: Int] = [:]
+        for row in counts {
+            // Photos without a place form a group of their own, keyed NULL: no place's.
+            guard case .int(let key)? = row["place"] else { continue }
+            guard case .int(let count)? = row["photos"] else { throw StoreError("a place's photo count is not a number") }
+            photosByPlace[key] = Int(count)
+        }
+        let summaries = places.map { place in
+            PlaceSummary(name: place.name, photos: photosByPlace[place.objectID.primaryKey] ?? 0, firstVisited: place.firstVisited)
+        }
+        return summaries.filter { $0.firstVisited != nil } + summaries.filter { $0.firstVisited == nil }
     }
 
     /// How many photos, places and tags a vacation holds.
