@@ -13,8 +13,6 @@ let package = Package(
         .library(name: "CommandLineKit", targets: ["CommandLineKit"]),
         .library(name: "VacationCLI", targets: ["VacationCLI"]),
         .executable(name: "vacation", targets: ["vacation"]),
-        // URLSession for `vacation fetch`, loaded only when it fetches (URLSessionTransport).
-        .library(name: "VacationsHTTP", type: .dynamic, targets: ["VacationsHTTP"]),
         .library(name: "DocStoreCLI", targets: ["DocStoreCLI"]),
         .executable(name: "docstore", targets: ["docstore"]),
     ],
@@ -39,9 +37,6 @@ let package = Package(
         // What both command-line tools stand on, knowing nothing of vacations or stores: parsing,
         // help, usage errors, exit codes, JSON, tables, display width, terminal and progress.
         .target(name: "CommandLineKit", dependencies: ["Locking", "Timestamps"]),
-        // URLSession behind a C entry point, in its own shared library: linking FoundationNetworking
-        // into the vacation binary would load libcurl and its libraries into every command.
-        .target(name: "VacationsHTTP"),
         .target(name: "VacationCLI", dependencies: ["CommandLineKit", "Vacations", "Documents", "ObjectGraph"]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit"]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).

@@ -1,8 +1,6 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
+#if canImport(FoundationNetworking)
+import FoundationNetworking
 #endif
 
 /// A complete HTTP answer: the status, the headers (names in lower case) and the whole body.
@@ -71,99 +69,100 @@ package protocol HTTPTransport: Sendable {
 
 /// GET over Foundation's `URLSession` (libcurl on Linux): no cache, no cookies, no credentials
 /// stored; redirects followed as URLSession does.
-///
-/// URLSession lives in `libVacationsHTTP.so` (the `VacationsHTTP` target), loaded the first time
-/// a transport is made: linking FoundationNetworking into the `vacation` binary would load
-/// libcurl and some thirty libraries behind it into every process, about 8 ms of CPU at the
-/// start of every command, fetching or not. The library is looked for beside the running
-/// executable, then where the dynamic loader looks.
-package final class URLSessionTransport: HTTPTransport, Sendable {
-    private typealias Deliver = @convention(c) (UnsafeMutableRawPointer?, Int32, Int64,
-                                                UnsafePointer<UInt8>?, Int64, UnsafePointer<UInt8>?, Int64) -> Void
-    private typealias Get = @convention(c) (UnsafePointer<CChar>, Double, UnsafeMutableRawPointer?, Deliver) -> Void
+package final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
+    // URLSession is safe to use from any thread; the class holds nothing else.
+    private let session: URLSession
 
-    /// The library's entry point, or why it could not be loaded.
-    private static let entry: Result<Get, TransportFailure> = loadLibrary()
-
-    package init() {}
-
-    package func get(_ url: URL, timeout: Duration) -> Result<HTTPResponse, TransportFailure> {
-        let function: Get
-        switch Self.entry {
-        case .success(let loaded): function = loaded
-        case .failure(let failure): return .failure(failure)
-        }
-        let box = DeliveredAnswer(timeout: timeout)
-        // The library calls back once, before it returns: the box outlives the call.
-        withExtendedLifetime(box) {
-            function(url.absoluteString, RetryPolicy.seconds(timeout), Unmanaged.passUnretained(box).toOpaque()) {
-                context, outcome, status, headers, headersCount, body, bodyCount in
-                guard let context else { return }
-                let box = Unmanaged<DeliveredAnswer>.fromOpaque(context).takeUnretainedValue()
-                box.receive(outcome: outcome, status: Int(status),
-                            headers: headers.map { Data(bytes: $0, count: Int(headersCount)) } ?? Data(),
-                            body: body.map { Data(bytes: $0, count: Int(bodyCount)) } ?? Data())
-            }
-        }
-        return box.result ?? .failure(.timedOut(timeout))
+    package init() {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCredentialStorage = nil
+        session = URLSession(configuration: configuration)
     }
 
-    private static func loadLibrary() -> Result<Get, TransportFailure> {
-        let name = "libVacationsHTTP.so"
-        var candidates = [name]
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.insert(URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(name).path, at: 0)
+    deinit { session.finishTasksAndInvalidate() }
+
+    package func get(_ url: URL, timeout: Duration) -> Result<HTTPResponse, TransportFailure> {
+        let seconds = RetryPolicy.seconds(timeout)
+        // libcurl takes whole seconds (a fraction would mean none): the deadline below is the
+        // real one, URLSession's own a backstop.
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData,
+                                 timeoutInterval: max(1, seconds.rounded(.up) + 1))
+        request.httpMethod = "GET"
+        request.setValue("vacation-fetch", forHTTPHeaderField: "User-Agent")
+        let box = AnswerBox()
+        let done = DispatchSemaphore(value: 0)
+        let task = session.dataTask(with: request) { data, response, error in
+            box.set(Self.answer(data: data, response: response, error: error, timeout: timeout))
+            done.signal()
         }
-        var reasons: [String] = []
-        for candidate in candidates {
-            guard let handle = dlopen(candidate, RTLD_NOW | RTLD_LOCAL) else {
-                reasons.append(dlerror().map { String(cString: $0) } ?? candidate)
-                continue
-            }
-            guard let symbol = dlsym(handle, "vacations_http_get") else {
-                reasons.append("\(candidate) has no vacations_http_get")
-                continue
-            }
-            return .success(unsafeBitCast(symbol, to: Get.self))
+        task.resume()
+        // The whole answer within the timeout, however slowly it trickles.
+        if done.wait(timeout: .now() + seconds) == .timedOut {
+            task.cancel()
+            return .failure(.timedOut(timeout))
         }
-        return .failure(.fatal("cannot load the HTTP library \(name) (build it with swift build): " + reasons.joined(separator: "; ")))
+        return box.value ?? .failure(.timedOut(timeout))
+    }
+
+    private static func answer(data: Data?, response: URLResponse?, error: Error?, timeout: Duration)
+        -> Result<HTTPResponse, TransportFailure> {
+        if let error {
+            return .failure(classify(error, timeout: timeout))
+        }
+        guard let http = response as? HTTPURLResponse else {
+            return .failure(.interrupted("no HTTP answer"))
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        let body = data ?? Data()
+        // libcurl reports a short body itself; this catches one it let through. A compressed
+        // body's length is not comparable, so only an identity body is checked.
+        if headers["content-encoding"] == nil, let declared = headers["content-length"].flatMap({ Int($0) }),
+           body.count < declared {
+            return .failure(.interrupted("\(body.count) of \(declared) bytes"))
+        }
+        return .success(HTTPResponse(status: http.statusCode, headers: headers, body: body))
+    }
+
+    private static func classify(_ error: Error, timeout: Duration) -> TransportFailure {
+        guard let error = error as? URLError else { return .interrupted(String(describing: type(of: error))) }
+        let detail = error.localizedDescription
+        switch error.code {
+        case .timedOut:
+            return .timedOut(timeout)
+        case .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .notConnectedToInternet,
+             .internationalRoamingOff, .callIsActive, .dataNotAllowed, .secureConnectionFailed:
+            return .connection(detail)
+        case .networkConnectionLost, .badServerResponse, .zeroByteResource, .cannotParseResponse,
+             .cannotDecodeRawData, .cannotDecodeContentData, .unknown:
+            // libcurl's partial transfers ("transfer closed with 92 bytes remaining to read")
+            // arrive as `.unknown`.
+            return .interrupted(detail)
+        default:
+            return .fatal(detail)
+        }
     }
 }
 
-/// What the library delivered, read back on the calling thread once the call returns (the
-/// library calls back on that same thread, before returning; the lock keeps the sanitizers and
-/// the compiler sure of it).
-private final class DeliveredAnswer: @unchecked Sendable {
+/// Carries the answer from URLSession's queue to the waiting thread; the semaphore orders the
+/// write before the read, the lock keeps the sanitizers and the compiler sure of it.
+private final class AnswerBox: @unchecked Sendable {
     private let lock = NSLock()
-    private let timeout: Duration
     private var stored: Result<HTTPResponse, TransportFailure>?
 
-    init(timeout: Duration) { self.timeout = timeout }
-
-    func receive(outcome: Int32, status: Int, headers: Data, body: Data) {
-        let detail = String(decoding: body, as: UTF8.self)
-        let value: Result<HTTPResponse, TransportFailure>
-        switch outcome {
-        case 0:
-            var fields: [String: String] = [:]
-            let parts = headers.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-            var index = 0
-            while index + 1 < parts.count {
-                if fields[parts[index]] == nil { fields[parts[index]] = parts[index + 1] }
-                index += 2
-            }
-            value = .success(HTTPResponse(status: status, headers: fields, body: body))
-        case 1: value = .failure(.timedOut(timeout))
-        case 2: value = .failure(.connection(detail))
-        case 3: value = .failure(.interrupted(detail))
-        default: value = .failure(.fatal(detail))
-        }
+    func set(_ value: Result<HTTPResponse, TransportFailure>) {
         lock.lock()
         defer { lock.unlock() }
         stored = value
     }
 
-    var result: Result<HTTPResponse, TransportFailure>? {
+    var value: Result<HTTPResponse, TransportFailure>? {
         lock.lock()
         defer { lock.unlock() }
         return stored
