@@ -123,12 +123,17 @@ extension Connection {
     /// When `body` throws, its changes are rolled back to the savepoint; if that fails, the
     /// whole transaction is rolled back rather than keep changes half made, and the commit
     /// that the caller may still try fails.
+    ///
+    /// With `nestsSavepoints` off, inside a transaction `body` runs without a savepoint of its
+    /// own (observers still see it begin and end), and when it throws the whole transaction is
+    /// rolled back at once: its owner's commit then fails.
     package func savepoint<T>(_ body: () throws -> T) throws -> T {
         savepointDepth += 1
         let name = "vacations_savepoint_\(savepointDepth)"
         defer { savepointDepth -= 1 }
         // A savepoint outside any transaction is one: its RELEASE commits.
         let commits = isAutocommit
+        if !commits && !nestsSavepoints { return try withoutSavepoint(body) }
         try execute("SAVEPOINT \(name)")
         rowChangeBox?.transactionEvent?(.savepointBegan)
         do {
@@ -149,6 +154,21 @@ extension Connection {
                     rollBackOpenTransaction()
                 }
             }
+            throw error
+        }
+    }
+
+    /// `savepoint(_:)`'s body inside an all-or-nothing transaction: the same events for
+    /// observers (the operation log writes its records at a savepoint's release), no SQL.
+    private func withoutSavepoint<T>(_ body: () throws -> T) throws -> T {
+        rowChangeBox?.transactionEvent?(.savepointBegan)
+        do {
+            let result = try body()
+            try rowChangeBox?.willCommit?()
+            rowChangeBox?.transactionEvent?(.savepointReleased)
+            return result
+        } catch {
+            rollBackOpenTransaction()
             throw error
         }
     }

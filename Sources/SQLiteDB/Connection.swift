@@ -17,6 +17,12 @@ public final class Connection {
     package let configuration: Configuration
     private var statementCache = LeastRecentlyUsedCache<String, Statement>(capacity: Connection.statementCacheLimit)
     var savepointDepth = 0
+    /// Whether `savepoint(_:)` inside a transaction opens a real savepoint. Off, for a bulk
+    /// transaction that is all or nothing, nested work writes straight into the transaction:
+    /// SQLite then journals no page for it (a savepoint keeps a copy of every page it changes
+    /// that existed before it began, and a chunk of an import changes thousands), and a failure
+    /// rolls back the whole transaction, there being no smaller point to go back to.
+    package var nestsSavepoints = true
     /// A ROLLBACK that failed and left the transaction open (see `rollbackAfterFailure()`).
     var failedRollback: SQLiteError?
     /// True from `beginTransaction()` until its commit or rollback.

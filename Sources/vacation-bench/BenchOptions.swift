@@ -35,6 +35,11 @@ struct BenchOptions {
     /// Whether ours and the baseline's imports keep their journals in memory
     /// (`FeedImporter.memoryJournals`); `--import-journals file` for temporary files, as before.
     var importMemoryJournals = true
+    /// Whether ours' imports save each chunk in a savepoint of its own
+    /// (`FeedImporter.chunkSavepoints`); `--import-savepoints chunk` for that, as before.
+    var importChunkSavepoints = false
+    /// Photos per chunk of ours' imports (`FeedImporter.chunkSize`); nil keeps the importer's.
+    var importChunkSize: Int?
 
     static let usage = """
         USAGE: vacation-bench [--photos N] [--json] [--runs N] [--only FIGURE,...] [--keep]
@@ -65,6 +70,10 @@ struct BenchOptions {
           --import-journals memory|file
                               savepoint and statement journals of ours and the baseline's
                               imports in memory (default, FeedImporter's) or temporary files
+          --import-savepoints none|chunk
+                              ours' imports without savepoints inside their transaction
+                              (default, FeedImporter's) or with one per chunk's save, as before
+          --import-chunk N    photos per chunk of ours' imports (default FeedImporter's)
           --limit-settings cache=MIB,mmap=MIB,temp=memory
                               the floor's page cache, memory map and temporary store, instead
                               of the settings measurement chose (to measure others)
@@ -125,6 +134,13 @@ struct BenchOptions {
                 case "file": options.importMemoryJournals = false
                 default: throw UsageError(description: "--import-journals needs 'memory' or 'file'")
                 }
+            case "--import-savepoints":
+                switch remaining.popFirst() {
+                case "none": options.importChunkSavepoints = false
+                case "chunk": options.importChunkSavepoints = true
+                default: throw UsageError(description: "--import-savepoints needs 'none' or 'chunk'")
+                }
+            case "--import-chunk": options.importChunkSize = try count(after: argument)
             case "--limit-settings":
                 guard let text = remaining.popFirst() else { throw UsageError(description: "--limit-settings needs settings") }
                 options.limitSettings = try LimitImporter.Settings(parsing: text)

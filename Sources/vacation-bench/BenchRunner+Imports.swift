@@ -94,6 +94,8 @@ extension BenchRunner {
         var importer = FeedImporter(coordinator: try document.coordinator)
         importer.pageCacheKibibytes = options.importCacheKibibytes
         importer.memoryJournals = options.importMemoryJournals
+        importer.chunkSavepoints = options.importChunkSavepoints
+        if let chunkSize = options.importChunkSize { importer.chunkSize = chunkSize }
         let report = importer.importFeeds(feeds.map { .file($0) }, rules: DraftRules(), now: Self.visitTime)
         try document.close()
         if let failure = report.files.first(where: { $0.failure != nil })?.failure {
@@ -156,12 +158,16 @@ extension BenchRunner {
         progress("memory: importing \(photos) photos in a child process (ours)")
         let oursFolder = path("memory-ours")
         let ours = try MemoryProbe.measure(side: "ours", feed: feed, folder: oursFolder,
-                                                 pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals)
+                                           pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals,
+                                           chunkSavepoints: options.importChunkSavepoints, chunkSize: options.importChunkSize)
         progress("memory: importing \(photos) photos in a child process (baseline)")
         let baselineFolder = path("memory-baseline")
         let baseline = try MemoryProbe.measure(side: "baseline", feed: feed, folder: baselineFolder,
-                                                     pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals)
-        try? FileManager.default.removeItem(at: feed)
+                                               pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals,
+                                               chunkSavepoints: options.importChunkSavepoints, chunkSize: options.importChunkSize)
+        // A feed already gone is what was wanted; with --keep it stays, for profiling one side alone
+        // (`--child-import ours|baseline FEED FOLDER`).
+        if !options.keep { try? FileManager.default.removeItem(at: feed) }
         progress("memory: comparing the two stores")
         try StoreFingerprint.requireEqual(MemoryProbe.oursStore(in: oursFolder).path, MemoryProbe.baselineStore(in: baselineFolder).path,
                                           figure: "memory")

@@ -15,12 +15,15 @@ enum MemoryProbe {
 
     /// Starts this program as a child that imports `feed` (`side` is `ours` or `baseline`) into
     /// a new store under `folder`, and waits for it.
-    static func measure(side: String, feed: URL, folder: URL, pageCacheKibibytes: Int?, memoryJournals: Bool) throws -> Result {
+    static func measure(side: String, feed: URL, folder: URL, pageCacheKibibytes: Int?, memoryJournals: Bool,
+                        chunkSavepoints: Bool, chunkSize: Int?) throws -> Result {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let arguments = [executable, "--child-import", side, feed.path, folder.path,
                          "--import-cache", pageCacheKibibytes.map { String($0 / 1024) } ?? "sqlite",
-                         "--import-journals", memoryJournals ? "memory" : "file"]
+                         "--import-journals", memoryJournals ? "memory" : "file",
+                         "--import-savepoints", chunkSavepoints ? "chunk" : "none"]
+            + (chunkSize.map { ["--import-chunk", String($0)] } ?? [])
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child = pid_t()
@@ -43,7 +46,8 @@ enum MemoryProbe {
 
     /// The child's side: one import; its time (ms) and peak resident set (kB) go to `folder/report`.
     @MainActor
-    static func runChild(side: String, feed: String, folder: String, pageCacheKibibytes: Int?, memoryJournals: Bool) throws {
+    static func runChild(side: String, feed: String, folder: String, pageCacheKibibytes: Int?, memoryJournals: Bool,
+                         chunkSavepoints: Bool, chunkSize: Int?) throws {
         let feedURL = URL(fileURLWithPath: feed)
         let folderURL = URL(fileURLWithPath: folder, isDirectory: true)
         try FileManager.default.createDirectory(at: folderURL, withIntermediateDirectories: true)
@@ -60,6 +64,8 @@ enum MemoryProbe {
                 var importer = FeedImporter(coordinator: try document.coordinator)
                 importer.pageCacheKibibytes = pageCacheKibibytes
                 importer.memoryJournals = memoryJournals
+                importer.chunkSavepoints = chunkSavepoints
+                if let chunkSize { importer.chunkSize = chunkSize }
                 let report = importer.importFeeds([.file(feedURL)], rules: DraftRules(), now: now)
                 try document.close()
                 if let failure = report.files.first?.failure { throw BenchError("the import failed: \(failure)") }

@@ -25,7 +25,8 @@ do {
     }
     if let child = options.childImport {
         try MemoryProbe.runChild(side: child.side, feed: child.feed, folder: child.folder,
-                                 pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals)
+                                 pageCacheKibibytes: options.importCacheKibibytes, memoryJournals: options.importMemoryJournals,
+                                 chunkSavepoints: options.importChunkSavepoints, chunkSize: options.importChunkSize)
         exit(0)
     }
     let runner = try BenchRunner(options: options)

@@ -96,6 +96,15 @@ public final class ObjectContext {
     var deletedObjects: [ManagedObject] { Array(deleted.values) }
     var registeredObjects: [ManagedObject] { Array(registry.values) }
 
+    /// True when the only unsaved changes this context holds to objects of `entityName` are
+    /// deletions of objects in `deletions`: the store's rows of the entity, less those, are then
+    /// what the context holds (an aggregate query may stand for walking the objects).
+    package func unsavedChanges(of entityName: String, areOnlyDeletionsOf deletions: Set<ObjectID>) -> Bool {
+        if inserted.values.contains(where: { $0.entity.name == entityName }) { return false }
+        if updated.values.contains(where: { $0.entity.name == entityName && hasRealChanges($0) }) { return false }
+        return !deleted.values.contains { $0.entity.name == entityName && !deletions.contains($0.objectID) }
+    }
+
     func hasRealChanges(_ object: ManagedObject) -> Bool {
         if object.isInserted || object.isDeleted { return true }
         if object.toMany.contains(where: \.hasChanges) { return true }

@@ -139,6 +139,18 @@ extension ManagedObject {
         return toMany[relationship.slot].members ?? toMany[relationship.slot].added
     }
 
+    /// The IDs of a to-many relationship's members, by name, loading them when needed but
+    /// making no object: what a caller that only compares membership needs (an import visiting
+    /// a photo again compares its tags so, for a fifth of what the set of objects costs).
+    ///
+    /// - Throws: `PropertyAccessError` when there is no such to-many relationship.
+    package func memberIDs(ofToMany key: String) throws -> Set<ObjectID> {
+        guard let index = entity.relationshipIndexes[key], entity.relationships[index].isToMany else {
+            throw PropertyAccessError(message: "\(entity.name) has no to-many relationship named \(key)")
+        }
+        return toManyIDs(index: index)
+    }
+
     final func toManyObjects(index: Int) -> [ManagedObject] {
         guard let context = owningContext else { return [] }
         return toManyIDs(index: index).sorted().compactMap { context.registeredOrFault($0) }

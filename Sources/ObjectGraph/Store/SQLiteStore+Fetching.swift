@@ -27,7 +27,16 @@ extension SQLiteStore {
     }
 
     /// The compiled SQL of a predicate and order, compiled once per store.
+    ///
+    /// A predicate that carries a long list of constants (an import's `unique IN {5,000 ids}`,
+    /// different for every chunk) is compiled each time and not kept: it would never be asked
+    /// for again, hashing it costs as much as compiling it, and the cache would hold every
+    /// chunk's ids (and their JSON argument) until 512 others pushed them out — memory that grew
+    /// with the feed (README.md, "Performance").
     func compiledQuery(entity: Entity, predicate: ObjectPredicate?, sortDescriptors: [ObjectSortDescriptor]) throws -> SQLFetchQuery {
+        if let predicate, !predicate.isWorthCaching {
+            return try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, model: model)
+        }
         let key = CompiledQueryKey(entity: entity.number, predicate: predicate, sortDescriptors: sortDescriptors)
         if let query = compiledQueries.value(forKey: key) { return query }
         let query = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, model: model)
@@ -72,5 +81,58 @@ extension SQLiteStore {
         let total = Int(try connection.scalar(sql, arguments)?.integerValue ?? 0)
         let afterOffset = max(0, total - max(0, plan.offset))
         return plan.limit.map { min($0, afterOffset) } ?? afterOffset
+    }
+}
+
+extension ObjectPredicate {
+    /// Most constants (list elements counted one by one) that a predicate kept in the compiled
+    /// query cache holds.
+    static let cachedConstantLimit = 64
+
+    /// Whether the predicate holds at most `cachedConstantLimit` constants: a predicate a caller
+    /// asks for again (a screen's fetch, a lookup by one name) rather than one made for a batch.
+    var isWorthCaching: Bool {
+        var budget = Self.cachedConstantLimit
+        return fits(within: &budget)
+    }
+
+    /// Spends `budget` on the constants; false as soon as it runs out.
+    fileprivate func fits(within budget: inout Int) -> Bool {
+        switch self {
+        case .true, .false:
+            return true
+        case .and(let terms), .or(let terms):
+            return terms.allSatisfy { $0.fits(within: &budget) }
+        case .not(let inner):
+            return inner.fits(within: &budget)
+        case .comparison(let comparison):
+            return comparison.lhs.fits(within: &budget) && comparison.rhs.fits(within: &budget)
+        }
+    }
+}
+
+extension ObjectExpression {
+    fileprivate func fits(within budget: inout Int) -> Bool {
+        switch self {
+        case .constant(let value):
+            budget -= value.constantCount
+            return budget >= 0
+        case .keyPath, .variable:
+            return true
+        case .member(let base, _), .collectionOperator(_, let base, _):
+            return base.fits(within: &budget)
+        case .aggregate(let elements):
+            return elements.allSatisfy { $0.fits(within: &budget) }
+        case .subquery(let collection, _, let predicate):
+            return collection.fits(within: &budget) && predicate.fits(within: &budget)
+        }
+    }
+}
+
+extension PredicateValue {
+    /// One for a single value, the elements (at any depth) for a list.
+    fileprivate var constantCount: Int {
+        guard case .array(let elements) = self else { return 1 }
+        return elements.reduce(0) { $0 + $1.constantCount }
     }
 }

@@ -108,8 +108,22 @@ public final class StoreCoordinator: Sendable {
     /// again, checkpointed. And every save in the transaction is a savepoint, every statement
     /// on a table with triggers a statement savepoint, each journalling the pages it changes
     /// to a temporary file.
+    ///
+    /// With `recoverableSaves` off, the saves inside write straight into the transaction rather
+    /// than each in a savepoint of its own: a save that fails cannot be caught and recovered
+    /// from inside `body` (it rolls the whole transaction back at once, and the transaction
+    /// fails), and SQLite keeps no copy of the pages each save changes — for a chunk of an import
+    /// into a large store, thousands of pages, a copy that grew with the store (README.md,
+    /// "Performance").
     public func performTransaction<T>(listingLimit: Int = 50_000, pageCacheKibibytes: Int? = nil,
-                                      memoryJournals: Bool = false, _ body: () throws -> T) throws -> T {
+                                      memoryJournals: Bool = false, recoverableSaves: Bool = true,
+                                      _ body: () throws -> T) throws -> T {
+        if !recoverableSaves {
+            store.withLock { $0.connection.nestsSavepoints = false }
+            defer { store.withLock { $0.connection.nestsSavepoints = true } }
+            return try performTransaction(listingLimit: listingLimit, pageCacheKibibytes: pageCacheKibibytes,
+                                          memoryJournals: memoryJournals, body)
+        }
         if pageCacheKibibytes != nil || memoryJournals {
             let previous = try store.withLock { store in
                 let previous = (cache: try store.connection.scalar("PRAGMA cache_size"),

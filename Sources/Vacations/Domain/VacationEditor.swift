@@ -153,9 +153,11 @@ package struct VacationEditor {
             var changed = apply(draft, to: photo, isNew: isNew)
 
             // Tags: counts follow the links. Tags the feed did not carry keep the photo's, unless
-            // it has none and the draft has some to fill them with.
-            let current = isNew ? [] : photo.tags
-            let keepsTags = draft.unknown.contains(.tags) && (!current.isEmpty || draft.tags.isEmpty)
+            // it has none and the draft has some to fill them with. A photo visited again mostly
+            // keeps its tags: that is checked by IDs first, without making the set of tags.
+            let tagsKept = try !isNew && tagsUnchanged(of: photo, draft: draft, tag: tag(named:))
+            let current = isNew || tagsKept ? [] : photo.tags
+            let keepsTags = tagsKept || draft.unknown.contains(.tags) && (!current.isEmpty || draft.tags.isEmpty)
             let wanted = keepsTags ? [] : draft.tags.map { name in (name: name, tag: tag(named: name)) }
             let wantedSet = keepsTags ? current : Set(wanted.map(\.tag))
             if wantedSet != current {
@@ -189,6 +191,25 @@ package struct VacationEditor {
         try cleanUp(tags: carried == nil ? Array(untagged.values) : [], places: Array(emptied.values), leaving: [],
                     arriving: deferredMoments)
         return result
+    }
+
+    /// Whether visiting `draft` leaves the photo's tags as they are (the slow path of
+    /// `visitPhotos` decides otherwise alike): the tags the feed did not carry are kept while
+    /// the photo has some or the draft none; else the draft's tags, once each, must be exactly
+    /// the photo's. `tag` finds or makes a tag by name, as the slow path does for each name.
+    private func tagsUnchanged(of photo: Photo, draft: PhotoDraft, tag: (String) -> Tag) throws -> Bool {
+        let current = try photo.memberIDs(ofToMany: "tags")
+        if draft.unknown.contains(.tags) && (!current.isEmpty || draft.tags.isEmpty) { return true }
+        guard draft.tags.count >= current.count else { return false }
+        // A few tags a photo: a look along the list costs less than hashing into a set.
+        var wanted: [ObjectID] = []
+        wanted.reserveCapacity(draft.tags.count)
+        for name in draft.tags {
+            let id = tag(name).objectID
+            guard current.contains(id) else { return false }
+            if !wanted.contains(id) { wanted.append(id) }
+        }
+        return wanted.count == current.count
     }
 
     /// Writes the photos `visitPhotos(_:carrying:deferringNew:)` deferred, in one batch insert,
@@ -329,8 +350,21 @@ package struct VacationEditor {
         for tag in tags where tag.count <= 0 && !tag.isDeleted {
             context.delete(tag)
         }
+        let live = places.filter { !$0.isDeleted }
+        if let summaries = try remainingPhotosByQuery(of: live, leaving: removed) {
+            for place in live {
+                let summary = summaries[place.objectID.primaryKey]
+                let arrival = arriving[ObjectIdentifier(place)]
+                if summary == nil && arrival == nil {
+                    context.delete(place)
+                } else {
+                    place.firstVisited = ([summary?.earliest, arrival].compactMap { $0 }).min()
+                }
+            }
+            return
+        }
         let gone = Set(removed.map(ObjectIdentifier.init))
-        for place in places where !place.isDeleted {
+        for place in live {
             let remaining = place.photos.filter { !gone.contains(ObjectIdentifier($0)) && !$0.isDeleted }
             let arrival = arriving[ObjectIdentifier(place)]
             if remaining.isEmpty && arrival == nil {
@@ -339,6 +373,43 @@ package struct VacationEditor {
                 place.firstVisited = (remaining.compactMap { $0.dateTaken ?? $0.visited } + (arrival.map { [$0] } ?? [])).min()
             }
         }
+    }
+
+    /// For each place (by key) that keeps photos once `removed` are gone, the earliest moment of
+    /// those it keeps (a photo's date taken, else when it was visited) — read by two grouped
+    /// queries instead of loading every photo of every place, when the store can answer: the
+    /// places are saved, and the context's only unsaved change to photos is the deletion of
+    /// `removed` (an unvisit, a toggle). Nil when it cannot.
+    private func remainingPhotosByQuery(of places: [Place], leaving removed: [Photo]) throws -> [Int64: (count: Int, earliest: Date?)]? {
+        guard !places.isEmpty, places.allSatisfy({ !$0.objectID.isTemporary }),
+              context.unsavedChanges(of: "Photo", areOnlyDeletionsOf: Set(removed.map(\.objectID))) else { return nil }
+        var conditions: [ObjectPredicate] = [.key("place", .in, .array(places.map(\.predicateValue)))]
+        if !removed.isEmpty { conditions.append(.not(.key("SELF", .in, .array(removed.map(\.predicateValue))))) }
+        var result: [Int64: (count: Int, earliest: Date?)] = [:]
+        let taken = try context.fetchDictionaries(DictionaryFetchRequest(
+            entityName: "Photo", predicate: .and(conditions),
+            columns: [.key("place"), .count(as: "photos"), .aggregate(.min, of: "dateTaken", as: "earliest")], groupBy: ["place"]))
+        for row in taken {
+            guard case .int(let key)? = row["place"], case .int(let count)? = row["photos"] else {
+                throw StoreError("a place's photo count is not a number")
+            }
+            result[key] = (Int(count), Self.date(row["earliest"]))
+        }
+        // Photos without a date taken count from when they were visited.
+        let undated = try context.fetchDictionaries(DictionaryFetchRequest(
+            entityName: "Photo", predicate: .and(conditions + [.key("dateTaken", .equalTo, .null)]),
+            columns: [.key("place"), .aggregate(.min, of: "visited", as: "earliest")], groupBy: ["place"]))
+        for row in undated {
+            guard case .int(let key)? = row["place"], let earliest = Self.date(row["earliest"]), var summary = result[key] else { continue }
+            summary.earliest = min(summary.earliest ?? earliest, earliest)
+            result[key] = summary
+        }
+        return result
+    }
+
+    private static func date(_ value: PredicateValue?) -> Date? {
+        if case .date(let date)? = value { return date }
+        return nil
     }
 
     // MARK: Toggling
@@ -364,7 +435,10 @@ package struct VacationEditor {
         guard !ids.isEmpty else { return [:] }
         // Built, not parsed: the list is a chunk's worth of ids.
         var request = FetchRequest<Photo>(predicate: .key("unique", .in, PredicateValue.array(ids.map(PredicateValue.string))))
-        request.relationshipKeyPathsForPrefetching = ["tags", "place"]
+        // Tags, whose links each photo's visit compares; not places: a batch's photos share a few
+        // hundred, which `lookUp` has as faults already and which load 256 to a query when first
+        // read, while prefetching them walks every photo once more.
+        request.relationshipKeyPathsForPrefetching = ["tags"]
         var result: [String: Photo] = [:]
         for photo in try context.fetch(request) { result[photo.unique] = photo }
         return result

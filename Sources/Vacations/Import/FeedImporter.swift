@@ -38,8 +38,10 @@ package struct FeedImporter {
     package let coordinator: StoreCoordinator
     /// Photos per chunk: a save, a context reset and three lookups each. Every chunk also
     /// rewrites the tags it links (their versions move), so chunks much smaller than a feed's
-    /// tag vocabulary cost more; 5,000 photos take a few megabytes.
-    package var chunkSize = 5_000
+    /// tag vocabulary cost more. 10,000 photos take about 20 MB: a million-photo import peaks at
+    /// 88 MB (69 MB with 5,000 a chunk, but a third slower: each chunk rewrote the vocabulary's
+    /// 2,000 tags; README.md, "Performance").
+    package var chunkSize = 10_000
     /// The page cache (KiB) an import's transaction works with, in place of SQLite's default
     /// 2 MB: a feed's photos, links, indexes and search index rows touch pages all over the
     /// store, and a cache that keeps them saves re-reading them and spilling them to the WAL
@@ -53,6 +55,12 @@ package struct FeedImporter {
     /// (search index) triggers a statement savepoint, and their journals hold the pages they
     /// change — a few megabytes at most, written and read back for nothing when on disk.
     package var memoryJournals = true
+    /// Whether each chunk's save and batch insert run in savepoints of their own. An import is
+    /// all or nothing (any failure rolls the whole feed back), so by default they do not: a
+    /// savepoint keeps a copy of every page it changes that existed before it, and as the store
+    /// grows a chunk changes more of them (at 200,000 photos, 22 MB a chunk; at a million, the
+    /// most of the import's peak memory).
+    package var chunkSavepoints = false
     /// Called after each chunk with the photos read so far in the current file.
     package var progress: ((_ file: String, _ photos: Int) -> Void)?
 
@@ -80,7 +88,8 @@ package struct FeedImporter {
         var report = FileImportReport(path: source.displayPath)
         var learned: [FlickrPlace] = []
         do {
-            try coordinator.performTransaction(pageCacheKibibytes: pageCacheKibibytes, memoryJournals: memoryJournals) {
+            try coordinator.performTransaction(pageCacheKibibytes: pageCacheKibibytes, memoryJournals: memoryJournals,
+                                               recoverableSaves: chunkSavepoints) {
                 try importInsideTransaction(source, rules: rules, now: now, into: &report, learning: &learned)
             }
         } catch {
@@ -111,7 +120,8 @@ package struct FeedImporter {
         var report = ImportReport()
         var rules = rules
         do {
-            try coordinator.performTransaction(pageCacheKibibytes: pageCacheKibibytes, memoryJournals: memoryJournals) {
+            try coordinator.performTransaction(pageCacheKibibytes: pageCacheKibibytes, memoryJournals: memoryJournals,
+                                               recoverableSaves: chunkSavepoints) {
                 for source in sources {
                     report.files.append(FileImportReport(path: source.displayPath))
                     var learned: [FlickrPlace] = []
@@ -182,15 +192,18 @@ package struct FeedImporter {
 
     /// Counts each photo of a feed once, however many times the feed lists it: added stays
     /// added, a change wins over no change. Photos added by this import are known by their keys
-    /// (each save hands out a range of new keys), so only photos the vacation already had are
-    /// remembered one by one.
+    /// (each save hands out a range of new keys); photos the vacation already had are remembered
+    /// by key in two bit sets (`KeySet`), an eighth of a byte a key rather than a dictionary
+    /// entry a photo: a reimport of a million photos keeps 250 KB, not tens of megabytes.
     struct OutcomeTally {
         private(set) var added = 0
         private var addedKeys: [ClosedRange<Int64>] = []
-        private var earlier: [Int64: VisitOutcome] = [:]
+        private var updatedKeys = KeySet()
+        /// Seen unchanged, and not (yet) seen changed.
+        private var unchangedKeys = KeySet()
 
-        var updated: Int { earlier.values.filter { $0 == .updated }.count }
-        var unchanged: Int { earlier.values.filter { $0 == .unchanged }.count }
+        var updated: Int { updatedKeys.count }
+        var unchanged: Int { unchangedKeys.count }
 
         /// Takes one saved chunk's outcomes, with the photos' (permanent) keys.
         mutating func add(_ visited: [(outcome: VisitOutcome, key: Int64)]) {
@@ -208,8 +221,61 @@ package struct FeedImporter {
             }
             for (outcome, key) in visited where outcome != .added {
                 if addedKeys.contains(where: { $0.contains(key) }) { continue }
-                if outcome == .updated || earlier[key] == nil { earlier[key] = outcome }
+                if outcome == .updated {
+                    if updatedKeys.insert(key) { unchangedKeys.remove(key) }
+                } else if !updatedKeys.contains(key) {
+                    unchangedKeys.insert(key)
+                }
             }
+        }
+    }
+
+    /// A set of keys as bits, in pages of 4,096 keys made as keys arrive; keys come
+    /// in runs (a chunk's photos), so the page of the last key is looked at first.
+    struct KeySet {
+        private static let pageShift = 12
+        private static let wordsPerPage = (1 << pageShift) / 64
+        private var pages: [Int64: [UInt64]] = [:]
+        /// The page in use, out of `pages` while it is.
+        private var currentNumber: Int64?
+        private var currentWords: [UInt64] = []
+        private(set) var count = 0
+
+        private mutating func withPage<T>(of key: Int64, creating: Bool, _ body: (inout [UInt64], Int, UInt64) -> T) -> T? {
+            let number = key >> Self.pageShift
+            if currentNumber != number {
+                guard let words = pages.removeValue(forKey: number) ?? (creating ? Array(repeating: 0, count: Self.wordsPerPage) : nil) else {
+                    return nil
+                }
+                if let current = currentNumber { pages[current] = currentWords }
+                currentNumber = number
+                currentWords = words
+            }
+            let offset = Int(key & Int64((1 << Self.pageShift) - 1))
+            return body(&currentWords, offset >> 6, UInt64(1) << UInt64(offset & 63))
+        }
+
+        /// Adds `key`; true when it was not there.
+        @discardableResult
+        mutating func insert(_ key: Int64) -> Bool {
+            let inserted = withPage(of: key, creating: true) { words, word, bit in
+                defer { words[word] |= bit }
+                return words[word] & bit == 0
+            } ?? false
+            if inserted { count += 1 }
+            return inserted
+        }
+
+        mutating func remove(_ key: Int64) {
+            let removed = withPage(of: key, creating: false) { words, word, bit in
+                defer { words[word] &= ~bit }
+                return words[word] & bit != 0
+            } ?? false
+            if removed { count -= 1 }
+        }
+
+        mutating func contains(_ key: Int64) -> Bool {
+            withPage(of: key, creating: false) { words, word, bit in words[word] & bit != 0 } ?? false
         }
     }
 

@@ -69,4 +69,51 @@ struct PlacesQueryTests {
         #expect(places == (try reference(store.context())))
         #expect(Dictionary(uniqueKeysWithValues: places.map { ($0.name, $0.photos) }) == (try store.placePhotoCounts()))
     }
+
+    @Test("an unvisit of saved photos sets each place's first visit from two grouped queries, as walking its photos would")
+    func unvisitFirstVisits() throws {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("PlacesQueryTests.unvisitFirstVisits seed \(seed)")
+        var generator = SplitMix64(seed: seed)
+        for round in 0..<10 {
+            let store = try VacationStore()
+            let placeNames = (0..<Int.random(in: 1...6, using: &generator)).map { "Place \($0)" }
+            let drafts = (0..<Int.random(in: 1...60, using: &generator)).map { index -> PhotoDraft in
+                let place = Int.random(in: 0..<6, using: &generator) == 0 ? nil : placeNames.randomElement(using: &generator)
+                // Some photos have no date taken: they count from when they were visited.
+                let taken = Int.random(in: 0..<3, using: &generator) == 0 ? nil
+                    : Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...50, using: &generator)) * 3_600)
+                return PhotoDraft(id: String(index + 1), title: "photo \(index)", dateTaken: taken, tags: ["t\(index % 4)"], placeName: place)
+            }
+            var remaining = drafts.map(\.id)
+            for (step, start) in stride(from: 0, to: drafts.count, by: 10).enumerated() {
+                let batch = Array(drafts[start..<min(start + 10, drafts.count)])
+                let context = store.context()
+                _ = try VacationEditor(context: context, now: Date(timeIntervalSinceReferenceDate: Double(step) * 7_200)).visit(batch)
+                try context.save()
+            }
+            while !remaining.isEmpty {
+                let leaving = Array(Set((0..<Int.random(in: 1...5, using: &generator)).compactMap { _ in remaining.randomElement(using: &generator) }))
+                let context = store.context()
+                try VacationEditor(context: context, now: Date(timeIntervalSinceReferenceDate: 1_000_000)).unvisit(leaving)
+                // Only the photos that left were made as objects: the places' others were not walked.
+                #expect(context.registeredObjects.filter { $0 is Photo }.count == leaving.count, "seed \(seed), round \(round)")
+                try context.save()
+                remaining.removeAll { leaving.contains($0) }
+                let reader = store.context()
+                let photos = try reader.fetch(FetchRequest<Photo>())
+                var expected: [String: Date?] = [:]
+                for photo in photos {
+                    guard let place = photo.place else { continue }
+                    let moment = photo.dateTaken ?? photo.visited
+                    let earlier = expected[place.name] ?? nil
+                    expected[place.name] = [earlier, moment].compactMap { $0 }.min()
+                }
+                let places = try reader.fetch(FetchRequest<Place>())
+                #expect(Dictionary(uniqueKeysWithValues: places.map { ($0.name, $0.firstVisited) }) == expected,
+                        "seed \(seed), round \(round), after unvisiting \(leaving.sorted())")
+            }
+            #expect(try store.count("SELECT count(*) FROM ZPLACE") == 0, "seed \(seed): every place went with its last photo")
+        }
+    }
 }

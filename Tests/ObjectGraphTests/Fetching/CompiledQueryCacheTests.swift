@@ -1,0 +1,70 @@
+import Foundation
+@testable import ObjectGraph
+import ObjectGraphTestModels
+import Testing
+
+@Suite("The store's cache of compiled queries")
+struct CompiledQueryCacheTests {
+    private func cachedCount(_ store: TestStore) throws -> Int {
+        try store.coordinator.withStore { $0.compiledQueries.count }
+    }
+
+    private func names(_ count: Int, from first: Int = 0) -> [String] {
+        (first..<first + count).map { "place \($0)" }
+    }
+
+    @Test("a fetch whose predicate lists more than 64 constants is answered in full and not kept; one with 64 or fewer is kept once")
+    func longListsAreNotKept() throws {
+        let store = try TestStore()
+        let context = store.context()
+        for name in names(300) { Place(context: context).name = name }
+        try context.save()
+        var kept = try cachedCount(store)
+        // Lengths around the limit; each list is new (a batch's ids), asked twice.
+        for (round, length) in [1, 2, 16, 17, 63, 64, 65, 66, 200, 300].enumerated() {
+            let wanted = names(length, from: round % 2)
+            let predicate = ObjectPredicate.key("name", .in, PredicateValue.array(wanted.map(PredicateValue.string)))
+            for _ in 0..<2 {
+                let found = try context.fetch(FetchRequest<Place>(predicate: predicate)).map(\.name)
+                #expect(Set(found) == Set(wanted.filter { names(300).contains($0) }), "\(length)")
+                #expect(found.count == wanted.filter { names(300).contains($0) }.count, "\(length)")
+            }
+            if length <= ObjectPredicate.cachedConstantLimit { kept += 1 }
+            #expect(try cachedCount(store) == kept, "\(length)")
+        }
+    }
+
+    @Test("the constants of every part of a predicate count toward the limit, lists by their elements at any depth")
+    func everyConstantCounts() throws {
+        func list(_ count: Int) -> ObjectExpression {
+            .constant(.array((0..<count).map { .int(Int64($0)) }))
+        }
+        func comparison(_ count: Int) -> ObjectPredicate {
+            .comparison(PredicateComparison(.keyPath(["count"]), .in, list(count)))
+        }
+        let nested = ObjectExpression.constant(.array([.array((0..<40).map { .int(Int64($0)) }), .array((0..<24).map { .string("\($0)") })]))
+        let cases: [(ObjectPredicate, Bool)] = [
+            (comparison(64), true),
+            (comparison(65), false),
+            (.and([comparison(32), comparison(32)]), true),
+            (.and([comparison(32), comparison(33)]), false),
+            (.or([comparison(60), .not(comparison(5))]), false),
+            (.not(comparison(63)), true),
+            (.comparison(PredicateComparison(.keyPath(["count"]), .in, nested)), true),
+            (.and([.comparison(PredicateComparison(.keyPath(["count"]), .in, nested)), comparison(1)]), false),
+            (.comparison(PredicateComparison(.constant(.int(1)), .equalTo, .constant(.int(1)))), true),
+            (.comparison(PredicateComparison(
+                .collectionOperator(.count, of: .subquery(collection: .keyPath(["photos"]), variable: "p",
+                                                          predicate: .comparison(PredicateComparison(
+                                                              .member(of: .variable("p"), keyPath: ["unique"]), .in, list(64)))),
+                                    keyPath: []),
+                .greaterThan, .constant(.int(0)))), false),
+            (.comparison(PredicateComparison(.aggregate([.keyPath(["count"]), .constant(.int(3))]), .in, list(62))), true),
+            (.comparison(PredicateComparison(.aggregate([.keyPath(["count"]), .constant(.int(3))]), .in, list(64))), false),
+            (.true, true),
+        ]
+        for (index, (predicate, expected)) in cases.enumerated() {
+            #expect(predicate.isWorthCaching == expected, "case \(index): \(predicate)")
+        }
+    }
+}
