@@ -146,3 +146,14 @@ files=$(find "$work/shared1/Trip" -name '*.change' | wc -l)
 bytes=$(find "$work/shared1/Trip" -name '*.change' -printf '%s\n' | awk '{s+=$1} END {print s}')
 echo "3. concurrent edits on both sides settled alike: ${third_a} s and ${third_b} s to arrive"
 echo "converged: ${photos} photos on both sides, check passes on both; ${files} change files, ${bytes} bytes in the folder"
+
+# 4. Side 2 undoes its latest operation (a sync that applied side 1's edits, as the rounds above
+#    leave it): what the undo put back is side 2's edit, and it reaches side 1.
+before=$(vacation 1 photos --json --vacation Trip | python3 -c "import json,sys; print(len(json.load(sys.stdin)))")
+undone=$(vacation 2 undo Trip --json | python3 -c "import json,sys; print(json.load(sys.stdin)['undone']['author'])")
+undo_sent=$(vacation 2 sync Trip --folder "$work/shared2" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['sent'])")
+scan 2
+if [ "$undo_sent" -gt 0 ]; then fourth=$(await 1 1); else fourth=0; fi
+same
+after=$(vacation 1 photos --json --vacation Trip | python3 -c "import json,sys; print(len(json.load(sys.stdin)))")
+echo "4. side 2 undid its latest operation ('${undone}'): ${undo_sent} changes reached side 1 in ${fourth} s (${before} photos before, ${after} after, the same on both sides)"

@@ -32,6 +32,16 @@ extension Session {
         }
         try document.save()
         removeThumbnails(of: report.unvisited, in: document)
+        let thumbnails = ThumbnailStore(bundle: document.bundle)
+        if !report.arrived.isEmpty && FileManager.default.fileExists(atPath: thumbnails.folder.path) {
+            // Thumbnails do not travel: in a vacation that keeps them, the photos other devices
+            // brought get theirs on the next fetch --thumbnails, as photos an undo brings back do.
+            do {
+                try thumbnails.markToFetch(report.arrived.filter { thumbnails.localFile(for: $0) == nil }.sorted())
+            } catch {
+                warn("cannot list the thumbnails to fetch: \(error)")
+            }
+        }
         for problem in report.unsent.sorted() {
             warn("not sent, as other devices would refuse it: \(problem)")
         }

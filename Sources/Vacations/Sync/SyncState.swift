@@ -61,9 +61,11 @@ struct SyncState {
     // MARK: Settling
 
     /// Makes the photos `ids` and the albums `albums` what the registers say. The caller saves.
-    /// Returns the ids of the photos it unvisited (their thumbnails can go).
+    /// Returns the ids of the photos it unvisited (their thumbnails can go) and of those it
+    /// brought in (they have no thumbnail here yet).
     @discardableResult
-    func settle(photos ids: Set<String>, albums: Set<String>, registers: [SyncRegisterKey: SyncWrite], now: Date) throws -> [String] {
+    func settle(photos ids: Set<String>, albums: Set<String>, registers: [SyncRegisterKey: SyncWrite],
+                now: Date) throws -> (unvisited: [String], arrived: [String]) {
         func value(_ entity: SyncEntity, _ key: String, _ field: String) -> String?? {
             registers[SyncRegisterKey(entity, key, field)].map(\.value)
         }
@@ -129,7 +131,7 @@ struct SyncState {
             }
         }
         try settleAlbums(albums.sorted(), value: value)
-        return leaving
+        return (leaving, drafts.map(\.id).filter { !existing.contains($0) })
     }
 
     private func settleAlbums(_ names: [String], value: (SyncEntity, String, String) -> String??) throws {

@@ -23,6 +23,8 @@ package struct SyncReport: Sendable, Equatable {
     package var incomplete: [FileNote] = []
     /// Photos that other devices' changes took out of the vacation (their thumbnails can go).
     package var unvisited: [String] = []
+    /// Photos that other devices' changes brought into the vacation (their thumbnails are not here).
+    package var arrived: [String] = []
     /// Local values that break a sync rule (made outside the importer's rules, by hand), kept
     /// back so that other devices do not refuse the whole file: why, for each.
     package var unsent: [String] = []
@@ -164,7 +166,7 @@ package struct VacationSync: Sendable {
                 }
             }
             try tables { try $0.setCounter(counter) }
-            report.unvisited = try state.settle(photos: photos, albums: albums, registers: registers, now: now)
+            (report.unvisited, report.arrived) = try state.settle(photos: photos, albums: albums, registers: registers, now: now)
             try context.save()
             if try state.settlePlaces(registers: registers) { try context.save() }
             if report.files > 0 {

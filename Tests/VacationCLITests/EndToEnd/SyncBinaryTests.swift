@@ -96,6 +96,50 @@ struct SyncBinaryTests {
         #expect(help.status == 0 && help.output.contains("--folder <dir>"))
     }
 
+    @Test("undo after a sync takes out what it applied and the next syncs carry that; undoing the sync that brought it puts it back everywhere; arrivals are listed to fetch thumbnails")
+    func undoOfSync() throws {
+        let lisbon = SampleFiles.root.appendingPathComponent(SampleFiles.sample("lisbon-porto.xml")).path
+        #expect(try vacation("a", "import", lisbon, "--vacation", "Lisbon").status == 0)
+        #expect(try vacation("a", "sync", "Lisbon", "--folder", shared).status == 0)
+        let all = try vacation("a", "photos", "--json", "--vacation", "Lisbon").output
+        let ids = try #require(try JSONSerialization.jsonObject(with: Data(all.utf8)) as? [[String: Any]]).compactMap { $0["id"] as? String }
+        #expect(ids.count > 5)
+        // b keeps thumbnails: the photos the sync brings are listed for the next fetch --thumbnails.
+        #expect(try vacation("b", "create", "Lisbon").status == 0)
+        let thumbnails = directory.path("b").appendingPathComponent("Lisbon.vacation/AdditionalContent/Thumbnails")
+        try FileManager.default.createDirectory(at: thumbnails, withIntermediateDirectories: true)
+        #expect(try vacation("b", "sync", "Lisbon", "--folder", shared).status == 0)
+        #expect(FileManager.default.contents(atPath: thumbnails.appendingPathComponent(".to-fetch").path)
+                == Data(ids.sorted().map { $0 + "\n" }.joined().utf8))
+        #expect(try vacation("b", "photos", "--json", "--vacation", "Lisbon").output == all)
+
+        let undone = try vacation("b", "undo", "Lisbon", "--json")
+        #expect(undone.status == 0 && undone.errors == "")
+        #expect((try object(undone)["undone"] as? [String: Any])?["author"] as? String == "vacation sync")
+        #expect(try vacation("b", "photos", "--json", "--vacation", "Lisbon").output == "[]\n")
+        // The undo is b's edit: each photo's unvisit goes out, and a applies it.
+        let sent = try object(try vacation("b", "sync", "Lisbon", "--folder", shared, "--json"))
+        #expect(sent["sent"] as? Int == ids.count && sent["received"] as? Int == 0)
+        let received = try vacation("a", "sync", "Lisbon", "--folder", shared)
+        #expect(received.output == "Lisbon: sent 0 changes, received \(ids.count) changes in 1 file, applied \(ids.count)\n")
+        #expect(try vacation("a", "photos", "--json", "--vacation", "Lisbon").output == "[]\n")
+        #expect(try vacation("a", "check", "Lisbon").status == 0)
+
+        // Nothing is lost for good: a undoes the sync that took the photos out, and they come back on both.
+        let back = try vacation("a", "undo", "Lisbon", "--json")
+        #expect((try object(back)["undone"] as? [String: Any])?["author"] as? String == "vacation sync")
+        #expect(try vacation("a", "photos", "--json", "--vacation", "Lisbon").output == all)
+        #expect(try vacation("a", "sync", "Lisbon", "--folder", shared).status == 0)
+        #expect(try vacation("b", "sync", "Lisbon", "--folder", shared).status == 0)
+        for command in [["photos", "--json"], ["tags", "--json"], ["places", "--json"]] {
+            let left = try vacation("a", command + ["--vacation", "Lisbon"])
+            let right = try vacation("b", command + ["--vacation", "Lisbon"])
+            #expect(left.status == 0 && left.output == right.output, "\(command)")
+        }
+        #expect(try vacation("b", "photos", "--json", "--vacation", "Lisbon").output == all)
+        #expect(try vacation("b", "check", "Lisbon").status == 0)
+    }
+
     @Test("a sync waits for a vacation another process is writing, then gives up with 75, changing nothing")
     func busy() throws {
         #expect(try vacation("a", "list").status == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import SQLiteDB
 import Testing
 import TestSupport
 @testable import Vacations
@@ -239,9 +240,10 @@ struct SyncHandMadeValueTests {
         #expect(!tags.isEmpty)
         let tagTable = try #require(VacationModel.model.entity(named: "Tag"))
         let nameColumn = try #require(tagTable.attribute(named: "name")?.column)
-        try first.coordinator.withConnection { connection in
-            try connection.execute("UPDATE \(tagTable.table) SET \(nameColumn) = 'Not A Tag' WHERE \(nameColumn) = ?", [.text(tags[0])])
-        }
+        // Through a connection of its own, as the sqlite3 shell would: the vacation's own
+        // connection logs every write it commits, and refuses one it cannot log.
+        let shell = try Connection(path: first.store.directory.path("persistentStore").path)
+        try shell.execute("UPDATE \(tagTable.table) SET \(nameColumn) = 'Not A Tag' WHERE \(nameColumn) = ?", [.text(tags[0])])
         let report = try first.sync()
         let renamed = SyncValues.text(tags: tags.dropFirst() + ["Not A Tag"])
         #expect(report.unsent == ["photo '\(id)''s tags '\(renamed)' are not tag names, sorted, each once"])

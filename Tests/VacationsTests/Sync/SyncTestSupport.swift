@@ -16,6 +16,8 @@ final class SyncPeer {
         self.device = device
         self.folder = folder
         store = try VacationStore()
+        // Every vacation opened for writing keeps an operation log, so sync's apply is an operation.
+        try store.coordinator.recordOperations(author: "test")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
@@ -23,7 +25,48 @@ final class SyncPeer {
 
     @discardableResult
     func sync(now: Date = Date(timeIntervalSinceReferenceDate: 800_000_000), prune: Bool = false) throws -> SyncReport {
-        try VacationSync(folder: folder, vacation: "Trip", device: device, now: now, prune: prune).run(coordinator: coordinator)
+        // One operation of its own, as `vacation sync` is: `undo` after it reverts its apply.
+        try coordinator.beginOperation(author: "sync")
+        return try VacationSync(folder: folder, vacation: "Trip", device: device, now: now, prune: prune).run(coordinator: coordinator)
+    }
+
+    /// The operations of this peer's log that an undo can still revert, oldest first, each with
+    /// the vacation as it was before it (`recording`).
+    private(set) var undoable: [(id: Int64, before: [String])] = []
+
+    /// What `commandEnded` needs to know of the vacation before a command: its latest operation
+    /// and its content.
+    struct BeforeCommand {
+        let latest: Int64?
+        let content: [String]
+    }
+
+    func commandStarts() throws -> BeforeCommand {
+        BeforeCommand(latest: try coordinator.loggedOperations(limit: 1).first?.id, content: try dump())
+    }
+
+    /// When the command logged an operation, keeps the vacation as it was before it, so that
+    /// `undo` can check that undoing it gives exactly that back.
+    func commandEnded(_ before: BeforeCommand) throws {
+        if let operation = try coordinator.loggedOperations(limit: 1).first, operation.id != before.latest, operation.undoes == nil {
+            undoable.append((operation.id, before.content))
+        }
+    }
+
+    /// Undoes the latest operation not undone and checks that the vacation is exactly as before
+    /// it (every field, tag count, place and album); nil when there was nothing to undo.
+    func undo(_ note: @autoclosure () -> String) throws -> LoggedOperation? {
+        let undone = try coordinator.undoLatestOperation(author: "undo")
+        guard let undone else {
+            #expect(undoable.isEmpty, "\(note()): nothing to undo, but \(undoable.count) operations were logged")
+            return nil
+        }
+        let expected = undoable.popLast()
+        #expect(expected?.id == undone.id, "\(note()): undid operation \(undone.id), expected \(expected?.id ?? -1)")
+        let after = try dump()
+        let difference = after.difference(from: expected?.before ?? [])
+        #expect(difference.isEmpty, "\(note()): undoing \(undone.author) left \(Array(difference).prefix(6))")
+        return undone
     }
 
     /// Every field of every photo, tag, place and album, as comparable text (no row keys).
@@ -31,7 +74,10 @@ final class SyncPeer {
         let context = store.context()
         var lines: [String] = []
         func text(_ date: Date?) -> String { date.map { String($0.timeIntervalSinceReferenceDate) } ?? "nil" }
-        for photo in try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")])) {
+        // Prefetched: the convergence test dumps a vacation before every command.
+        var photos = FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")])
+        photos.relationshipKeyPathsForPrefetching = ["tags", "place"]
+        for photo in try context.fetch(photos) {
             let fields: [String?] = [photo.unique, photo.title, photo.subtitle, photo.imageURL, photo.thumbnailURL, photo.owner,
                                      text(photo.dateTaken), text(photo.dateUploaded), text(photo.visited),
                                      photo.latitude.map { String($0) }, photo.longitude.map { String($0) }, photo.media,
@@ -41,7 +87,9 @@ final class SyncPeer {
         for tag in try context.fetch(FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("name")])) {
             lines.append("tag \(tag.name) \(tag.count)")
         }
-        for place in try context.fetch(FetchRequest<Place>(sortedBy: [ObjectSortDescriptor("name")])) {
+        var places = FetchRequest<Place>(sortedBy: [ObjectSortDescriptor("name")])
+        places.relationshipKeyPathsForPrefetching = ["photos"]
+        for place in try context.fetch(places) {
             lines.append("place \(place.name) | \(place.placeID ?? "nil") | \(text(place.firstVisited)) | \(place.photos.count)")
         }
         for album in try context.fetch(FetchRequest<Album>(sortedBy: [ObjectSortDescriptor("name")])) {
@@ -83,7 +131,12 @@ struct FaultyCarrier {
         // An engine brings a device's own files to it only as it wrote them, and never shrinks a
         // copy it has finished.
         if path.hasPrefix(target.device + "/") { return }
-        if let held = FileManager.default.contents(atPath: destination.path), held.count >= data.count { return }
+        if let held = FileManager.default.contents(atPath: destination.path), held.count >= data.count {
+            // A finished copy is never shrunk; now and then the engine copies it again whole
+            // (a file seen twice must be applied once).
+            if held.count == data.count && Int.random(in: 0..<4, using: &generator) == 0 { try data.write(to: destination) }
+            return
+        }
         try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         let roll = Int.random(in: 0..<10, using: &generator)
         if roll < 3 && data.count > 1 {
