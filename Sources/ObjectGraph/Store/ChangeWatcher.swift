@@ -103,7 +103,7 @@ extension StoreCoordinator {
             return watcher
         }
         stopped?.stop()
-        _ = try? withStore { $0.history?.remembersWritten = false }  // the body does not throw
+        withStore { $0.history?.remembersWritten = false }
     }
 
     /// The change sets of other processes' commits, as they are noticed (after they are

@@ -108,14 +108,14 @@ extension StoreCoordinator {
     /// True when the store keeps persistent history (it was opened with `tracksHistory`, or it
     /// already had Core Data's history tables).
     public var tracksHistory: Bool {
-        (try? withStore { $0.history != nil }) ?? false  // withStore throws only what its body throws
+        withStore { $0.history != nil }
     }
 
     /// The author written to history for saves whose context names none and for batch
     /// operations; nil writes none.
     public var transactionAuthor: String? {
-        get { (try? withStore { $0.history?.defaultAuthor }) ?? nil }  // the body does not throw
-        set { _ = try? withStore { $0.history?.defaultAuthor = newValue } }  // the body does not throw
+        get { withStore { $0.history?.defaultAuthor } }
+        set { withStore { $0.history?.defaultAuthor = newValue } }
     }
 
     /// The token of the newest transaction in the store's history; nil when it has none (or no

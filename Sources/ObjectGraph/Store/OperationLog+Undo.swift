@@ -48,9 +48,9 @@ struct OperationUndo {
     }
 
     private func latestUndoable(on connection: Connection) throws -> LoggedOperation? {
-        let lastTransaction = try OperationLogSchema.hasTransactionColumns(on: connection) ? "LAST_TRANSACTION" : "NULL"
+        let columns = OperationLogSchema.operationColumns(hasTransactions: try OperationLogSchema.hasTransactionColumns(on: connection))
         return try connection.rows("""
-            SELECT ID, AUTHOR, DATE, INSERTED, UPDATED, DELETED, UNDONE_BY, UNDOES, \(lastTransaction) FROM UNDO_OPERATION
+            SELECT \(columns) FROM UNDO_OPERATION
             WHERE UNDONE_BY IS NULL AND UNDOES IS NULL ORDER BY ID DESC LIMIT 1
             """) { row in
             LoggedOperation(row: row, storeUUID: store.uuid)

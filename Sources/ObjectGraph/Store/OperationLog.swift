@@ -95,8 +95,7 @@ extension StoreCoordinator {
 
     /// True when this coordinator records operations.
     public var recordsOperations: Bool {
-        // The body cannot throw: withStore rethrows only what it throws.
-        (try? withStore { $0.operationRecorder != nil }) ?? false
+        withStore { $0.operationRecorder != nil }
     }
 
     /// The logged operations, newest first: those after the one holding `token` (not including
@@ -114,8 +113,7 @@ extension StoreCoordinator {
                 return []
             }
             let hasTransactions = try OperationLogSchema.hasTransactionColumns(on: connection)
-            var sql = "SELECT ID, AUTHOR, DATE, INSERTED, UPDATED, DELETED, UNDONE_BY, UNDOES, "
-                + (hasTransactions ? "LAST_TRANSACTION" : "NULL") + " FROM UNDO_OPERATION"
+            var sql = "SELECT " + OperationLogSchema.operationColumns(hasTransactions: hasTransactions) + " FROM UNDO_OPERATION"
             var arguments: [SQLiteValue] = []
             if let token {
                 sql += " WHERE ID > ?"
@@ -192,7 +190,7 @@ extension StoreCoordinator {
 }
 
 extension LoggedOperation {
-    /// Reads `ID, AUTHOR, DATE, INSERTED, UPDATED, DELETED, UNDONE_BY, UNDOES, LAST_TRANSACTION`.
+    /// Reads `OperationLogSchema.operationColumns`.
     init(row: Statement, storeUUID: String) {
         self.init(
             id: row.int64(at: 0), author: row.value(at: 1).textValue ?? "",

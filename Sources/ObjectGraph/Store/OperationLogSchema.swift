@@ -44,6 +44,12 @@ enum OperationLogSchema {
         try connection.execute("ALTER TABLE UNDO_OPERATION ADD COLUMN LAST_TRANSACTION INTEGER")
     }
 
+    /// The columns `LoggedOperation(row:storeUUID:)` reads, in its order (`LAST_TRANSACTION` as
+    /// NULL in a log written before it was kept: `hasTransactionColumns`).
+    static func operationColumns(hasTransactions: Bool) -> String {
+        "ID, AUTHOR, DATE, INSERTED, UPDATED, DELETED, UNDONE_BY, UNDOES, " + (hasTransactions ? "LAST_TRANSACTION" : "NULL")
+    }
+
     static func hasTransactionColumns(on connection: Connection) throws -> Bool {
         try connection.scalar("SELECT 1 FROM pragma_table_info('UNDO_OPERATION') WHERE name = 'LAST_TRANSACTION'") != nil
     }

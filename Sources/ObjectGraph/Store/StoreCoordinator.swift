@@ -65,8 +65,8 @@ public final class StoreCoordinator: Sendable {
         try store.withLock { store in try body(store.connection) }
     }
 
-    func withStore<T: Sendable>(_ body: (SQLiteStore) throws -> T) throws -> T {
-        try store.withLock { store in try body(store) }
+    func withStore<T: Sendable, Failure: Error>(_ body: (SQLiteStore) throws(Failure) -> T) throws(Failure) -> T {
+        try store.withLock { (store) throws(Failure) -> T in try body(store) }
     }
 
     /// The store's metadata (`Z_METADATA.Z_PLIST`), decoded.

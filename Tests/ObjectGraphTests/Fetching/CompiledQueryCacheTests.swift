@@ -6,7 +6,7 @@ import Testing
 @Suite("The store's cache of compiled queries")
 struct CompiledQueryCacheTests {
     private func cachedCount(_ store: TestStore) throws -> Int {
-        try store.coordinator.withStore { $0.compiledQueries.count }
+        store.coordinator.withStore { $0.compiledQueries.count }
     }
 
     private func names(_ count: Int, from first: Int = 0) -> [String] {

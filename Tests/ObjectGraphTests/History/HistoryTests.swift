@@ -150,9 +150,9 @@ struct HistoryTests {
         Tag(context: after).name = "sun"
         try after.save()
         #expect(try store.coordinator.fetchHistory().map(\.token.transactionNumber) == [1, 2])
-        #expect(try store.coordinator.withStore { $0.history?.written } == [1, 2])
+        #expect(store.coordinator.withStore { $0.history?.written } == [1, 2])
         store.coordinator.stopObservingOtherProcesses()
-        #expect(try store.coordinator.withStore { $0.history?.written } == [])
+        #expect(store.coordinator.withStore { $0.history?.written } == [])
     }
 
     @Test("batch insert, update and delete each write one transaction naming every row they changed")
