@@ -123,6 +123,16 @@ struct StoredSchema {
 extension String {
     /// The name without trailing digits: `Z_24TAGS1` → `Z_24TAGS` (Core Data numbers clashing names).
     var withoutTrailingDigits: String {
-        String(reversed().drop { $0.isASCII && $0.isNumber }.reversed())
+        // SQL names are ASCII: trim their bytes (walking characters backwards cost more than
+        // the rest of planning a store's join tables). Other text keeps the character walk.
+        let bytes = utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(reversed().drop { $0.isASCII && $0.isNumber }.reversed()) }
+        var end = bytes.endIndex
+        while end > bytes.startIndex {
+            let before = bytes.index(before: end)
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[before]) else { break }
+            end = before
+        }
+        return String(self[..<end])
     }
 }
