@@ -4,21 +4,24 @@ import SQLiteDB
 /// A store's schema as SQLite holds it — tables with their columns and `CREATE` text, indexes,
 /// triggers — and its entities as `Z_PRIMARYKEY` and the metadata record them: what migration
 /// compares with a model.
-struct StoredSchema {
+package struct StoredSchema {
     struct Table {
         var name: String
-        /// Columns in order, types in capitals.
+        /// Columns in order, types in capitals; empty for a table whose name is neither of
+        /// Core Data's naming nor a history table (a plan never reads those: see `init`).
         var columns: [(name: String, type: String)]
         var sql: String
         var columnNames: [String] { columns.map(\.name) }
         func type(of column: String) -> String? { columns.first { $0.name == column }?.type }
     }
 
+    /// An index; its columns are read only when a plan needs them (`columns(ofIndex:on:)`):
+    /// every `pragma_index_info` query prepares a statement of its own inside SQLite, and a
+    /// store with nothing to migrate never needs them.
     struct Index {
         var name: String
         var table: String
         var sql: String
-        var columns: [String]
     }
 
     struct Trigger {
@@ -38,6 +41,53 @@ struct StoredSchema {
         var maximumKey: Int64
     }
 
+    /// Tables outside Core Data's `Z…` naming whose columns a plan reads (`planHistoryRenumbering`).
+    static let historyTables: Set<String> = ["ACHANGE", "ANSCKRECORDMETADATA"]
+
+    /// A byte of a name of Core Data's naming: capitals, digits, underscores.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+    }
+
+    /// The column types `StoreSchema` writes.
+    private static let writtenTypes: Set<Substring> = ["INTEGER", "FLOAT", "DECIMAL", "TIMESTAMP", "VARCHAR", "BLOB"]
+
+    /// The columns of `table` read from its `CREATE TABLE` text when that text is exactly what
+    /// `StoreSchema` writes for an entity's table or a join table (ASCII names of Core Data's
+    /// naming, the types it writes: nothing SQLite could read otherwise); nil for any other
+    /// text. Writing the columns found must give the same text again.
+    package static func columnsWrittenByStoreSchema(table: String, sql: String) -> [(name: String, type: String)]? {
+        let prefix = "CREATE TABLE \(table) ( ", suffix = " )"
+        guard sql.utf8.allSatisfy({ $0 < 0x80 }), sql.hasPrefix(prefix), sql.hasSuffix(suffix),
+              sql.utf8.count > prefix.utf8.count + suffix.utf8.count else { return nil }
+        let body = sql.utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
+        let parts = String(decoding: body, as: UTF8.self).components(separatedBy: ", ")
+        func column(_ part: String) -> (name: String, type: String)? {
+            let words = part.split(separator: " ", omittingEmptySubsequences: false)
+            guard words.count == 2, let name = words.first, let type = words.last, name.first == "Z",
+                  name.utf8.allSatisfy(isNameByte), writtenTypes.contains(type) else { return nil }
+            return (String(name), String(type))
+        }
+        let fixed: [(name: String, type: String)] = [("Z_PK", "INTEGER"), ("Z_ENT", "INTEGER"), ("Z_OPT", "INTEGER")]
+        if parts.count >= 3, parts[0] == "Z_PK INTEGER PRIMARY KEY", parts[1] == "Z_ENT INTEGER", parts[2] == "Z_OPT INTEGER" {
+            let own = parts.dropFirst(3).map(column)
+            guard own.allSatisfy({ $0 != nil }) else { return nil }
+            let columns = own.compactMap { $0 }
+            guard StoreSchema.createTableSQL(table, columns: columns) == sql else { return nil }
+            return fixed + columns
+        }
+        // A join table: its key columns, its order columns, `PRIMARY KEY (<key>, <key>)`.
+        guard parts.count >= 4 else { return nil }
+        let keys = parts.dropFirst(parts.count - 2)
+        let definitions = parts.dropLast(2).map(column)
+        guard definitions.allSatisfy({ $0?.type == "INTEGER" }) else { return nil }
+        let columns = definitions.compactMap { $0 }
+        guard columns.count >= 2, keys.first == "PRIMARY KEY (" + columns[0].name, keys.last == columns[1].name + ")",
+              StoreSchema.createJoinTableSQL(table, sourceColumn: columns[0].name, destinationColumn: columns[1].name,
+                                             orderColumns: columns.dropFirst(2).map(\.name)) == sql else { return nil }
+        return columns
+    }
+
     /// Core Data numbers its own entities (persistent history, CloudKit mirroring) from 16001.
     static let firstPrivateEntityNumber = 16000
 
@@ -53,19 +103,26 @@ struct StoredSchema {
             "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid") {
             ($0.string(at: 0) ?? "", $0.string(at: 1) ?? "", $0.string(at: 2) ?? "", $0.string(at: 3) ?? "")
         }
+        // Columns are read only for the tables a plan can look at: Core Data's (entities'
+        // `Z<NAME>`, join tables `Z_<n><NAME>`, `Z_PRIMARYKEY`…) and the history tables that
+        // record entity numbers. Other tables (search indexes and their shadow tables, an
+        // app's own) keep no columns here: every `pragma_table_info` prepares a statement inside
+        // SQLite, and reading them all was a tenth of opening a store. Tables whose text is
+        // exactly what `StoreSchema` writes are read from that text.
+        var columnsByTable: [String: [(name: String, type: String)]] = [:]
+        for (type, name, _, sql) in master where type == "table" && (name.hasPrefix("Z") || Self.historyTables.contains(name)) {
+            columnsByTable[name] = try Self.columnsWrittenByStoreSchema(table: name, sql: sql)
+                ?? connection.rows("SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [.text(name)]) {
+                    ($0.string(at: 0) ?? "", ($0.string(at: 1) ?? "").uppercased())
+                }
+        }
         for (type, name, table, sql) in master {
             switch type {
             case "table":
                 guard !name.hasPrefix("sqlite_") else { continue }
-                let columns = try connection.rows("SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [.text(name)]) {
-                    ($0.string(at: 0) ?? "", ($0.string(at: 1) ?? "").uppercased())
-                }
-                tables[name] = Table(name: name, columns: columns, sql: sql)
+                tables[name] = Table(name: name, columns: columnsByTable[name] ?? [], sql: sql)
             case "index":
-                let columns = try connection.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(name)]) {
-                    $0.string(at: 0) ?? ""
-                }
-                indexes.append(Index(name: name, table: table, sql: sql, columns: columns))
+                indexes.append(Index(name: name, table: table, sql: sql))
             case "trigger":
                 triggers.append(Trigger(name: name, table: table, sql: sql))
             default:
@@ -81,6 +138,11 @@ struct StoredSchema {
         }
         let hashed = Set(versionHashes.keys)
         Self.pairRenamedEntities(&entities, hashedNames: hashed)
+    }
+
+    /// The columns of the index `name`, in order.
+    static func columns(ofIndex name: String, on connection: Connection) throws -> [String] {
+        try connection.rows("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(name)]) { $0.string(at: 0) ?? "" }
     }
 
     /// Core Data keeps a renamed entity's old `Z_NAME`, while the store's version hashes name it
