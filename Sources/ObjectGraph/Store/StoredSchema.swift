@@ -44,48 +44,65 @@ package struct StoredSchema {
     /// Tables outside Core Data's `Z…` naming whose columns a plan reads (`planHistoryRenumbering`).
     static let historyTables: Set<String> = ["ACHANGE", "ANSCKRECORDMETADATA"]
 
-    /// A byte of a name of Core Data's naming: capitals, digits, underscores.
-    private static func isNameByte(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
-    }
-
     /// The column types `StoreSchema` writes.
-    private static let writtenTypes: Set<Substring> = ["INTEGER", "FLOAT", "DECIMAL", "TIMESTAMP", "VARCHAR", "BLOB"]
+    private static let writtenTypes: [[UInt8]] = ["INTEGER", "FLOAT", "DECIMAL", "TIMESTAMP", "VARCHAR", "BLOB"].map { Array($0.utf8) }
+    private static let keyDefinitions: [[UInt8]] = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"].map { Array($0.utf8) }
 
     /// The columns of `table` read from its `CREATE TABLE` text when that text is exactly what
-    /// `StoreSchema` writes for an entity's table or a join table (ASCII names of Core Data's
-    /// naming, the types it writes: nothing SQLite could read otherwise); nil for any other
-    /// text. Writing the columns found must give the same text again.
+    /// `StoreSchema` writes for an entity's table or a join table (names of Core Data's naming,
+    /// the types it writes: nothing SQLite could read otherwise); nil for any other text.
+    /// Writing the columns found must give the same text again. Byte by byte: Swift's and
+    /// Foundation's string splitting cost more than reading the columns from SQLite.
     package static func columnsWrittenByStoreSchema(table: String, sql: String) -> [(name: String, type: String)]? {
-        let prefix = "CREATE TABLE \(table) ( ", suffix = " )"
-        guard sql.utf8.allSatisfy({ $0 < 0x80 }), sql.hasPrefix(prefix), sql.hasSuffix(suffix),
-              sql.utf8.count > prefix.utf8.count + suffix.utf8.count else { return nil }
-        let body = sql.utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
-        let parts = String(decoding: body, as: UTF8.self).components(separatedBy: ", ")
-        func column(_ part: String) -> (name: String, type: String)? {
-            let words = part.split(separator: " ", omittingEmptySubsequences: false)
-            guard words.count == 2, let name = words.first, let type = words.last, name.first == "Z",
-                  name.utf8.allSatisfy(isNameByte), writtenTypes.contains(type) else { return nil }
-            return (String(name), String(type))
+        let prefix = Array("CREATE TABLE \(table) ( ".utf8), suffix = Array(" )".utf8)
+        let text = Array(sql.utf8)
+        guard text.count > prefix.count + suffix.count, text.starts(with: prefix), text.suffix(suffix.count).elementsEqual(suffix) else {
+            return nil
         }
-        let fixed: [(name: String, type: String)] = [("Z_PK", "INTEGER"), ("Z_ENT", "INTEGER"), ("Z_OPT", "INTEGER")]
-        if parts.count >= 3, parts[0] == "Z_PK INTEGER PRIMARY KEY", parts[1] == "Z_ENT INTEGER", parts[2] == "Z_OPT INTEGER" {
-            let own = parts.dropFirst(3).map(column)
-            guard own.allSatisfy({ $0 != nil }) else { return nil }
-            let columns = own.compactMap { $0 }
+        let body = text[prefix.count..<(text.count - suffix.count)]
+        var parts: [ArraySlice<UInt8>] = []
+        var start = body.startIndex
+        var index = body.startIndex
+        while index < body.endIndex - 1 {
+            if body[index] == UInt8(ascii: ","), body[index + 1] == UInt8(ascii: " ") {
+                parts.append(body[start..<index])
+                start = index + 2
+                index += 2
+            } else {
+                index += 1
+            }
+        }
+        parts.append(body[start...])
+        func column(_ part: ArraySlice<UInt8>) -> (name: String, type: String)? {
+            guard let space = part.firstIndex(of: UInt8(ascii: " ")), space > part.startIndex,
+                  part[part.startIndex] == UInt8(ascii: "Z"), part[..<space].allSatisfy(isNameByte) else { return nil }
+            let type = part[(space + 1)...]
+            guard writtenTypes.contains(where: { $0.elementsEqual(type) }) else { return nil }
+            return (String(decoding: part[..<space], as: UTF8.self), String(decoding: type, as: UTF8.self))
+        }
+        var columns: [(name: String, type: String)] = []
+        if parts.count >= 3, zip(parts, keyDefinitions).allSatisfy({ $0.elementsEqual($1) }) {
+            for part in parts.dropFirst(3) {
+                guard let found = column(part) else { return nil }
+                columns.append(found)
+            }
             guard StoreSchema.createTableSQL(table, columns: columns) == sql else { return nil }
-            return fixed + columns
+            return [("Z_PK", "INTEGER"), ("Z_ENT", "INTEGER"), ("Z_OPT", "INTEGER")] + columns
         }
         // A join table: its key columns, its order columns, `PRIMARY KEY (<key>, <key>)`.
         guard parts.count >= 4 else { return nil }
-        let keys = parts.dropFirst(parts.count - 2)
-        let definitions = parts.dropLast(2).map(column)
-        guard definitions.allSatisfy({ $0?.type == "INTEGER" }) else { return nil }
-        let columns = definitions.compactMap { $0 }
-        guard columns.count >= 2, keys.first == "PRIMARY KEY (" + columns[0].name, keys.last == columns[1].name + ")",
-              StoreSchema.createJoinTableSQL(table, sourceColumn: columns[0].name, destinationColumn: columns[1].name,
+        for part in parts.dropLast(2) {
+            guard let found = column(part), found.type == "INTEGER" else { return nil }
+            columns.append(found)
+        }
+        guard StoreSchema.createJoinTableSQL(table, sourceColumn: columns[0].name, destinationColumn: columns[1].name,
                                              orderColumns: columns.dropFirst(2).map(\.name)) == sql else { return nil }
         return columns
+    }
+
+    /// A byte of a name of Core Data's naming: capitals, digits, underscores.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
     }
 
     /// Core Data numbers its own entities (persistent history, CloudKit mirroring) from 16001.
