@@ -21,6 +21,10 @@ package struct VacationEditor {
     package let context: ObjectContext
     /// The visit time recorded on new photos.
     package var now: Date
+    /// Whether a batch visit compares the photos the store has from their rows (and their tags'
+    /// IDs), making objects only of those that change. Off, every photo found is loaded as an
+    /// object: the tests compare the two.
+    var comparesStoredRows = true
 
     package init(context: ObjectContext, now: Date = Date()) {
         self.context = context
@@ -46,9 +50,10 @@ package struct VacationEditor {
     }
 
     /// What visiting a batch did: each distinct id's outcome and photo (nil for a deferred
-    /// one), and the photos deferred.
+    /// one, and for one left unchanged as its stored row showed, whose `objectID` is given
+    /// instead: no object was made for it), and the photos deferred.
     struct BatchVisit {
-        var outcomes: [(id: String, outcome: VisitOutcome, photo: Photo?)] = []
+        var outcomes: [(id: String, outcome: VisitOutcome, photo: Photo?, objectID: ObjectID?)] = []
         var deferred: [DeferredPhoto] = []
     }
 
@@ -58,26 +63,83 @@ package struct VacationEditor {
     /// or made and counted, and the caller passes `deferred` to `insertDeferred(_:)` once the
     /// context has saved.
     func visitPhotos(_ drafts: [PhotoDraft], carrying carried: BatchVisitState?, deferringNew: Bool) throws -> BatchVisit {
-        var order: [String] = []
-        var latest: [String: PhotoDraft] = [:]
-        latest.reserveCapacity(drafts.count)
-        for draft in drafts {
-            if let index = latest.index(forKey: draft.id) {
-                latest.values[index] = latest.values[index].followed(by: draft)
+        // Each distinct id once, in the order first listed: the index of its first draft, and for
+        // an id listed again, its drafts merged. Drafts are read where they are, not copied: a
+        // draft is a dozen strings, and copying each one cost more than comparing it.
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(drafts.count)
+        var firsts: [Int] = []
+        firsts.reserveCapacity(drafts.count)
+        var merged: [Int: PhotoDraft] = [:]
+        for index in drafts.indices {
+            let next = firsts.count
+            // One hash: the slot is read and, for a new id, filled in one access.
+            let position = { (slot: inout Int) -> Int in
+                if slot < 0 { slot = next }
+                return slot
+            }(&positions[drafts[index].id, default: -1])
+            if position == next {
+                firsts.append(index)
             } else {
-                latest[draft.id] = draft
-                order.append(draft.id)
+                merged[position] = (merged[position] ?? drafts[firsts[position]]).followed(by: drafts[index])
             }
         }
-        let photos = try existingPhotos(order)
-        var tags = try lookUp(Tag.self, names: Set(latest.values.flatMap(\.tags)), known: carried?.tags)
-        var places = try lookUp(Place.self, names: Set(latest.values.compactMap(\.placeName)), known: carried?.places)
+        /// Calls `body` with the draft of each distinct id, in order.
+        func forEachDraft(_ body: (Int, PhotoDraft) throws -> Void) rethrows {
+            for position in firsts.indices {
+                if !merged.isEmpty, let draft = merged[position] {
+                    try body(position, draft)
+                } else {
+                    try body(position, drafts[firsts[position]])
+                }
+            }
+        }
+        var tagNames = Set<String>()
+        var placeNames = Set<String>()
+        forEachDraft { _, draft in
+            for name in draft.tags { tagNames.insert(name) }
+            if let name = draft.placeName { placeNames.insert(name) }
+        }
+        let ids = firsts.map { drafts[$0].id }
+        // The photos the store has, read as rows with their tags' IDs (no objects); those that
+        // the context already holds are visited as objects.
+        let stored = comparesStoredRows ? try storedPhotos(ids) : nil
+        var tags = try lookUp(Tag.self, names: tagNames, known: carried?.tags)
+        var places = try lookUp(Place.self, names: placeNames, known: carried?.places)
+        // By position: the stored row of a photo that visiting leaves unchanged, else its object.
+        var unchangedRows = [StoredObject?](repeating: nil, count: firsts.count)
+        var photos = [Photo?](repeating: nil, count: firsts.count)
+        var storedKeys: StoredPhotoKeys?
+        if let stored {
+            let keys = try StoredPhotoKeys(stored)
+            var rows = [StoredObject?](repeating: nil, count: firsts.count)
+            for row in stored.objects {
+                if let position = positions[row.value(at: keys.unique, as: String.self)] { rows[position] = row }
+            }
+            var changing: [String] = []
+            forEachDraft { position, draft in
+                guard let row = rows[position] else { return }
+                if row.registered == nil && Self.leavesUnchanged(row, keys: keys, draft: draft, tags: tags, places: places) {
+                    unchangedRows[position] = row
+                } else {
+                    changing.append(ids[position])
+                }
+            }
+            for (id, photo) in try existingPhotos(changing) {
+                if let position = positions[id] { photos[position] = photo }
+            }
+            storedKeys = keys
+        } else {
+            for (id, photo) in try existingPhotos(ids) {
+                if let position = positions[id] { photos[position] = photo }
+            }
+        }
         var emptied: [ObjectIdentifier: Place] = [:]
         var untagged: [ObjectIdentifier: Tag] = [:]
         // The earliest moment of the deferred photos at each place (they are not its photos yet).
         var deferredMoments: [ObjectIdentifier: Date] = [:]
         var result = BatchVisit()
-        result.outcomes.reserveCapacity(order.count)
+        result.outcomes.reserveCapacity(firsts.count)
         if let carried {
             // Later batches find these without a query.
             carried.tags.merge(tags) { _, new in new }
@@ -110,14 +172,21 @@ package struct VacationEditor {
             carried?.places[name] = place
             return place
         }
-        // The new place learns the photo's moment (its date taken, else its visit time).
-        func note(_ place: Place, moment: Date, placeID: String?) {
-            if place.placeID == nil, let placeID { place.placeID = placeID }
-            if place.firstVisited.map({ moment < $0 }) ?? true { place.firstVisited = moment }
-        }
-        for id in order {
-            guard let draft = latest[id] else { continue }
-            if photos[id] == nil && deferringNew {
+        try forEachDraft { position, draft in
+            let id = ids[position]
+            if let row = unchangedRows[position], let keys = storedKeys {
+                // Visiting leaves the photo as it is; its place learns its moment all the same,
+                // in the drafts' order (the first place id given wins).
+                let place = draft.placeName.flatMap { places[$0] }
+                    ?? row.target(at: keys.place).flatMap { context.object(with: $0) as? Place }
+                if let place {
+                    let moment = row.value(at: keys.dateTaken, as: Date?.self) ?? row.value(at: keys.visited, as: Date?.self) ?? now
+                    Self.note(place, moment: moment, placeID: draft.placeID)
+                }
+                result.outcomes.append((id, .unchanged, nil, row.id))
+                return
+            }
+            if photos[position] == nil && deferringNew {
                 // A draft made by hand may name a tag twice; link and count it once. (A photo has
                 // a few tags: a look along the list costs less than hashing into a set.)
                 var wanted: [Tag] = []
@@ -131,17 +200,17 @@ package struct VacationEditor {
                 let newPlace = draft.placeName.map(place(named:))
                 if let newPlace {
                     let moment = draft.dateTaken ?? now
-                    note(newPlace, moment: moment, placeID: draft.placeID)
+                    Self.note(newPlace, moment: moment, placeID: draft.placeID)
                     let key = ObjectIdentifier(newPlace)
                     deferredMoments[key] = min(deferredMoments[key] ?? moment, moment)
                 }
                 result.deferred.append(DeferredPhoto(draft: draft, tags: wanted, place: newPlace))
-                result.outcomes.append((id, .added, nil))
-                continue
+                result.outcomes.append((id, .added, nil, nil))
+                return
             }
             let photo: Photo
             let isNew: Bool
-            if let found = photos[id] {
+            if let found = photos[position] {
                 photo = found
                 isNew = false
             } else {
@@ -184,13 +253,80 @@ package struct VacationEditor {
                 photo.place = newPlace
                 changed = true
             }
-            if let newPlace { note(newPlace, moment: photo.dateTaken ?? photo.visited ?? now, placeID: draft.placeID) }
-            result.outcomes.append((id, isNew ? .added : (changed ? .updated : .unchanged), photo))
+            if let newPlace { Self.note(newPlace, moment: photo.dateTaken ?? photo.visited ?? now, placeID: draft.placeID) }
+            result.outcomes.append((id, isNew ? .added : (changed ? .updated : .unchanged), photo, nil))
         }
         // With counts carried over, a tag's count is known only when they are settled.
         try cleanUp(tags: carried == nil ? Array(untagged.values) : [], places: Array(emptied.values), leaving: [],
                     arriving: deferredMoments)
         return result
+    }
+
+    /// The new place learns the photo's moment (its date taken, else its visit time).
+    private static func note(_ place: Place, moment: Date, placeID: String?) {
+        if place.placeID == nil, let placeID { place.placeID = placeID }
+        if place.firstVisited.map({ moment < $0 }) ?? true { place.firstVisited = moment }
+    }
+
+    /// Photo's properties that a visit compares, by slot in stored rows.
+    struct StoredPhotoKeys {
+        let unique, title, subtitle, imageURL, thumbnailURL, owner: Int
+        let dateTaken, dateUploaded, latitude, longitude, media, visited: Int
+        let place: Int
+
+        init(_ stored: StoredObjects) throws {
+            unique = try stored.attributeSlot("unique")
+            title = try stored.attributeSlot("title")
+            subtitle = try stored.attributeSlot("subtitle")
+            imageURL = try stored.attributeSlot("imageURL")
+            thumbnailURL = try stored.attributeSlot("thumbnailURL")
+            owner = try stored.attributeSlot("owner")
+            dateTaken = try stored.attributeSlot("dateTaken")
+            dateUploaded = try stored.attributeSlot("dateUploaded")
+            latitude = try stored.attributeSlot("latitude")
+            longitude = try stored.attributeSlot("longitude")
+            media = try stored.attributeSlot("media")
+            visited = try stored.attributeSlot("visited")
+            place = try stored.toOneSlot("place")
+        }
+    }
+
+    /// Whether visiting `draft` leaves the stored photo `row` exactly as it is — what `apply`,
+    /// `tagsUnchanged` and the place's comparison in `visitPhotos` would find, read from the row
+    /// and its tags' IDs instead of a loaded object. A tag or place not found by name means a
+    /// change (visiting would make it). False sends the photo down the object path, which
+    /// decides again.
+    private static func leavesUnchanged(_ row: StoredObject, keys: StoredPhotoKeys, draft: PhotoDraft,
+                                        tags: [String: Tag], places: [String: Place]) -> Bool {
+        let unknown = draft.unknown
+        @inline(__always) func keeps<Value: Equatable>(_ field: PhotoFields, _ current: Value?, _ new: Value?) -> Bool {
+            // Not `apply`'s `writes`.
+            current == new || (unknown.contains(field) && !(current == nil && new != nil))
+        }
+        guard keeps(.title, row.value(at: keys.title, as: String?.self), draft.title),
+              keeps(.subtitle, row.value(at: keys.subtitle, as: String?.self), draft.subtitle),
+              keeps(.imageURL, row.value(at: keys.imageURL, as: String?.self), draft.imageURL),
+              keeps(.thumbnailURL, row.value(at: keys.thumbnailURL, as: String?.self), draft.thumbnailURL),
+              keeps(.owner, row.value(at: keys.owner, as: String?.self), draft.owner),
+              keeps(.dateTaken, row.value(at: keys.dateTaken, as: Date?.self), draft.dateTaken),
+              keeps(.dateUploaded, row.value(at: keys.dateUploaded, as: Date?.self), draft.dateUploaded),
+              keeps(.coordinates, row.value(at: keys.latitude, as: Double?.self), draft.latitude),
+              keeps(.coordinates, row.value(at: keys.longitude, as: Double?.self), draft.longitude),
+              keeps(.media, row.value(at: keys.media, as: String?.self), draft.media) else { return false }
+        if let name = draft.placeName {
+            guard let place = places[name], place.objectID == row.target(at: keys.place) else { return false }
+        }
+        // As `tagsUnchanged`.
+        let current = row.members
+        if unknown.contains(.tags) && (!current.isEmpty || draft.tags.isEmpty) { return true }
+        guard draft.tags.count >= current.count else { return false }
+        var wanted: [ObjectID] = []
+        wanted.reserveCapacity(draft.tags.count)
+        for name in draft.tags {
+            guard let id = tags[name]?.objectID, current.contains(id) else { return false }
+            if !wanted.contains(id) { wanted.append(id) }
+        }
+        return wanted.count == current.count
     }
 
     /// Whether visiting `draft` leaves the photo's tags as they are (the slow path of
@@ -380,6 +516,14 @@ package struct VacationEditor {
     }
 
     // MARK: Lookups
+
+    /// The saved photos with these ids as rows, with their tags' IDs; nil when the context has
+    /// unsaved changes (or a parent), which only its objects show.
+    private func storedPhotos(_ ids: [String]) throws -> StoredObjects? {
+        guard !ids.isEmpty else { return nil }
+        let request = FetchRequest<Photo>(predicate: .key("unique", .in, PredicateValue.array(ids.map(PredicateValue.string))))
+        return try context.storedObjects(request, membersOf: "tags")
+    }
 
     private func existingPhotos(_ ids: [String]) throws -> [String: Photo] {
         guard !ids.isEmpty else { return [:] }
