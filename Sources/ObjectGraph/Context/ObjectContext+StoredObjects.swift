@@ -14,13 +14,31 @@ package struct StoredObject {
     /// context sees (it may have been changed in memory since), so callers use it instead.
     package let registered: ManagedObject?
     /// The members of the to-many relationship the fetch was asked for; empty otherwise.
-    package fileprivate(set) var members: [ObjectID]
+    package let members: ArraySlice<ObjectID>
 
     /// The attribute in `slot` (``StoredObjects/attributeSlot(_:)``), as the object's property
     /// would read it.
     @inlinable
     package func value<Value: AttributeValue>(at slot: Int, as type: Value.Type = Value.self) -> Value {
         Value.fromStored(values[slot])
+    }
+
+    /// `value(at:as:)` for a string attribute, not generic: what comparing many rows reads most.
+    @inlinable
+    package func string(at slot: Int) -> String? {
+        String?.fromStored(values[slot])
+    }
+
+    /// `value(at:as:)` for a date attribute.
+    @inlinable
+    package func date(at slot: Int) -> Date? {
+        Date?.fromStored(values[slot])
+    }
+
+    /// `value(at:as:)` for a floating-point attribute.
+    @inlinable
+    package func double(at slot: Int) -> Double? {
+        Double?.fromStored(values[slot])
     }
 
     /// The target of the to-one in `slot` (``StoredObjects/toOneSlot(_:)``).
@@ -30,7 +48,7 @@ package struct StoredObject {
     }
 }
 
-/// The result of ``ObjectContext/storedObjects(_:membersOf:)``: the rows, and the slots their
+/// The result of ``ObjectContext/storedObjects(_:whereKey:isIn:membersOf:)``: the rows, and the slots their
 /// properties are read through.
 package struct StoredObjects {
     package var objects: [StoredObject]
@@ -56,24 +74,32 @@ package struct StoredObjects {
 }
 
 extension ObjectContext {
-    /// The saved objects matching `request` as the store holds them, in one query, with the
-    /// members of the to-many relationship `toMany` in one more — no object is made, loaded or
-    /// registered. Nil when this context cannot answer from the store alone: it has unsaved
-    /// changes, or it works over a parent context; fetch objects then.
+    /// The saved objects of `type` whose attribute `key` holds one of `values` (each listed
+    /// once: one listed twice gives its rows twice), as the store holds them, in the order of
+    /// `values`: one prepared lookup a value (through the attribute's index when it has one),
+    /// and with the members of the to-many relationship `toMany` one a row — no object is
+    /// made, loaded or registered. Nil when this context cannot
+    /// answer from the store alone: it has unsaved changes, or it works over a parent context;
+    /// fetch objects then.
     ///
     /// ```swift
-    /// if let stored = try context.storedObjects(request, membersOf: "tags") {
+    /// if let stored = try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags") {
     ///     let title = try stored.attributeSlot("title")
-    ///     for row in stored.objects { print(row.value(at: title, as: String?.self) ?? "", row.members.count) }
+    ///     for row in stored.objects { print(row.string(at: title) ?? "", row.members.count) }
     /// }
     /// ```
-    /// - Throws: `FetchRequestError` for a request that cannot run or an unknown to-many,
-    ///   `SQLiteError`.
-    package func storedObjects<T: ManagedObject>(_ request: FetchRequest<T>, membersOf toMany: String? = nil) throws -> StoredObjects? {
+    /// - Throws: `FetchRequestError` when `type` is not an entity of the model, `key` is not one
+    ///   of its stored attributes or `toMany` not one of its to-many relationships; `SQLiteError`.
+    package func storedObjects<T: ManagedObject>(_ type: T.Type, whereKey key: String, isIn values: [String],
+                                                 membersOf toMany: String? = nil) throws -> StoredObjects? {
         drainInbox()
         guard source === coordinator, !hasPendingChanges else { return nil }
-        let plan = try plan(for: request)
-        let entity = model[plan.entity]
+        guard let entity = model.entity(for: T.self) else {
+            throw FetchRequestError("\(T.self) is not an entity of this model")
+        }
+        guard let attribute = entity.attribute(named: key), let column = attribute.column else {
+            throw FetchRequestError("\(entity.name) has no stored attribute named \(key)")
+        }
         var relationship: EntityRelationship?
         if let toMany {
             guard let found = entity.relationship(named: toMany), found.isToMany else {
@@ -82,20 +108,46 @@ extension ObjectContext {
             relationship = found
         }
         var snapshots: [ObjectSnapshot] = []
-        var members: [Int64: [ObjectID]] = [:]
-        try coordinator.withStore { store in
-            try store.fetch(plan) { snapshots.append($0) }
-            if let relationship, !snapshots.isEmpty {
-                members = try store.relatedIDs(of: snapshots.map(\.id.primaryKey), relationship: relationship)
+        var members: (members: [ObjectID], ends: [Int]) = ([], [])
+        if !values.isEmpty {
+            try coordinator.withStore { store in
+                try store.rows(of: entity, whereColumn: column, isIn: values) { snapshots.append($0) }
+                if let relationship, !snapshots.isEmpty {
+                    members = try store.relatedIDs(ofEach: snapshots.map(\.id.primaryKey), relationship: relationship)
+                }
             }
         }
         var objects: [StoredObject] = []
         objects.reserveCapacity(snapshots.count)
-        for snapshot in snapshots {
+        var start = 0
+        for (index, snapshot) in snapshots.enumerated() {
+            // Each row's members are a slice of one array: no array a row.
+            let end = index < members.ends.count ? members.ends[index] : start
             objects.append(StoredObject(id: snapshot.id, values: snapshot.values, toOne: snapshot.toOne,
                                         registered: registry.isEmpty ? nil : registry[snapshot.id],
-                                        members: members[snapshot.id.primaryKey] ?? []))
+                                        members: members.members[start..<end]))
+            start = end
         }
         return StoredObjects(objects: objects, entity: entity)
+    }
+}
+
+extension SQLiteStore {
+    /// The rows of `entity` (its subentities' included) whose `column` holds one of `values`,
+    /// handed to `body` in the order of `values`: one lookup a value through the column's index,
+    /// with one statement (a list of thousands for `IN` cost more: SQLite first builds it into
+    /// a table of its own).
+    func rows(of entity: Entity, whereColumn column: String, isIn values: [String], each body: (ObjectSnapshot) -> Void) throws {
+        let reader = reader(forTable: entity.table)
+        var sql = "SELECT \(reader.selectList) FROM \(entity.table) t0 WHERE t0.\(column) = ?"
+        if let filter = entity.rowsCondition(in: model) { sql += " AND " + filter }
+        let statement = try connection.cachedStatement(sql)
+        defer { reader.endQuery() }
+        for value in values {
+            statement.bind(value, at: 0)
+            try statement.forEachRow { row in
+                if let snapshot = reader.snapshot(row) { body(snapshot) }
+            }
+        }
     }
 }

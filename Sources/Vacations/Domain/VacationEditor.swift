@@ -63,8 +63,8 @@ package struct VacationEditor {
     /// or made and counted, and the caller passes `deferred` to `insertDeferred(_:)` once the
     /// context has saved.
     func visitPhotos(_ drafts: [PhotoDraft], carrying carried: BatchVisitState?, deferringNew: Bool) throws -> BatchVisit {
-        // Each distinct id once, in the order first listed: the index of its first draft, and for
-        // an id listed again, its drafts merged. Drafts are read where they are, not copied: a
+        // Each distinct id once, in the order first listed; an id listed again is its drafts
+        // merged. Drafts are read where they lie, through a buffer and borrowed, not copied: a
         // draft is a dozen strings, and copying each one cost more than comparing it.
         var positions: [String: Int] = [:]
         positions.reserveCapacity(drafts.count)
@@ -84,43 +84,45 @@ package struct VacationEditor {
                 merged[position] = (merged[position] ?? drafts[firsts[position]]).followed(by: drafts[index])
             }
         }
-        /// Calls `body` with the draft of each distinct id, in order.
-        func forEachDraft(_ body: (Int, PhotoDraft) throws -> Void) rethrows {
-            for position in firsts.indices {
-                if !merged.isEmpty, let draft = merged[position] {
-                    try body(position, draft)
-                } else {
-                    try body(position, drafts[firsts[position]])
-                }
-            }
+        // Without repeated ids (the rule), the drafts themselves.
+        let distinct = merged.isEmpty ? drafts : firsts.indices.map { merged[$0] ?? drafts[firsts[$0]] }
+        return try distinct.withUnsafeBufferPointer { drafts in
+            try visitDistinct(drafts, positions: positions, carrying: carried, deferringNew: deferringNew)
         }
+    }
+
+    /// `visitPhotos` once each id is listed once: `positions` gives each id's draft.
+    private func visitDistinct(_ drafts: UnsafeBufferPointer<PhotoDraft>, positions: [String: Int], carrying carried: BatchVisitState?,
+                               deferringNew: Bool) throws -> BatchVisit {
         var tagNames = Set<String>()
         var placeNames = Set<String>()
-        forEachDraft { _, draft in
-            for name in draft.tags { tagNames.insert(name) }
-            if let name = draft.placeName { placeNames.insert(name) }
+        for position in drafts.indices {
+            for name in drafts[position].tags { tagNames.insert(name) }
+            if let name = drafts[position].placeName { placeNames.insert(name) }
         }
-        let ids = firsts.map { drafts[$0].id }
+        guard let base = drafts.baseAddress else { return BatchVisit() }
+        let ids = drafts.map(\.id)
         // The photos the store has, read as rows with their tags' IDs (no objects); those that
         // the context already holds are visited as objects.
         let stored = comparesStoredRows ? try storedPhotos(ids) : nil
         var tags = try lookUp(Tag.self, names: tagNames, known: carried?.tags)
         var places = try lookUp(Place.self, names: placeNames, known: carried?.places)
-        // By position: the stored row of a photo that visiting leaves unchanged, else its object.
-        var unchangedRows = [StoredObject?](repeating: nil, count: firsts.count)
-        var photos = [Photo?](repeating: nil, count: firsts.count)
+        // By position: the stored row of a photo that visiting leaves unchanged (an index into
+        // `stored`, else -1), or its object.
+        var unchangedRows = [Int](repeating: -1, count: drafts.count)
+        var photos = [Photo?](repeating: nil, count: drafts.count)
         var storedKeys: StoredPhotoKeys?
         if let stored {
             let keys = try StoredPhotoKeys(stored)
-            var rows = [StoredObject?](repeating: nil, count: firsts.count)
-            for row in stored.objects {
-                if let position = positions[row.value(at: keys.unique, as: String.self)] { rows[position] = row }
+            var rows = [Int](repeating: -1, count: drafts.count)
+            for (index, row) in stored.objects.enumerated() {
+                if let position = positions[row.string(at: keys.unique) ?? ""] { rows[position] = index }
             }
             var changing: [String] = []
-            forEachDraft { position, draft in
-                guard let row = rows[position] else { return }
-                if row.registered == nil && Self.leavesUnchanged(row, keys: keys, draft: draft, tags: tags, places: places) {
-                    unchangedRows[position] = row
+            for position in drafts.indices where rows[position] >= 0 {
+                if stored.objects[rows[position]].registered == nil
+                    && Self.leavesUnchanged(stored.objects[rows[position]], keys: keys, draft: base + position, tags: tags, places: places) {
+                    unchangedRows[position] = rows[position]
                 } else {
                     changing.append(ids[position])
                 }
@@ -139,7 +141,7 @@ package struct VacationEditor {
         // The earliest moment of the deferred photos at each place (they are not its photos yet).
         var deferredMoments: [ObjectIdentifier: Date] = [:]
         var result = BatchVisit()
-        result.outcomes.reserveCapacity(firsts.count)
+        result.outcomes.reserveCapacity(drafts.count)
         if let carried {
             // Later batches find these without a query.
             carried.tags.merge(tags) { _, new in new }
@@ -172,20 +174,24 @@ package struct VacationEditor {
             carried?.places[name] = place
             return place
         }
-        try forEachDraft { position, draft in
+        let storedRows = stored?.objects ?? []
+        // The draft is read through its pointer: passed as a value, it was copied whole.
+        func visit(_ position: Int, _ pointer: UnsafePointer<PhotoDraft>) throws {
             let id = ids[position]
-            if let row = unchangedRows[position], let keys = storedKeys {
+            let row = unchangedRows[position]
+            if row >= 0, let keys = storedKeys {
                 // Visiting leaves the photo as it is; its place learns its moment all the same,
                 // in the drafts' order (the first place id given wins).
-                let place = draft.placeName.flatMap { places[$0] }
-                    ?? row.target(at: keys.place).flatMap { context.object(with: $0) as? Place }
+                let place = pointer.pointee.placeName.flatMap { places[$0] }
+                    ?? storedRows[row].target(at: keys.place).flatMap { context.object(with: $0) as? Place }
                 if let place {
-                    let moment = row.value(at: keys.dateTaken, as: Date?.self) ?? row.value(at: keys.visited, as: Date?.self) ?? now
-                    Self.note(place, moment: moment, placeID: draft.placeID)
+                    let moment = storedRows[row].date(at: keys.dateTaken) ?? storedRows[row].date(at: keys.visited) ?? now
+                    Self.note(place, moment: moment, placeID: pointer.pointee.placeID)
                 }
-                result.outcomes.append((id, .unchanged, nil, row.id))
+                result.outcomes.append((id, .unchanged, nil, storedRows[row].id))
                 return
             }
+            let draft = pointer.pointee
             if photos[position] == nil && deferringNew {
                 // A draft made by hand may name a tag twice; link and count it once. (A photo has
                 // a few tags: a look along the list costs less than hashing into a set.)
@@ -256,6 +262,7 @@ package struct VacationEditor {
             if let newPlace { Self.note(newPlace, moment: photo.dateTaken ?? photo.visited ?? now, placeID: draft.placeID) }
             result.outcomes.append((id, isNew ? .added : (changed ? .updated : .unchanged), photo, nil))
         }
+        for position in drafts.indices { try visit(position, base + position) }
         // With counts carried over, a tag's count is known only when they are settled.
         try cleanUp(tags: carried == nil ? Array(untagged.values) : [], places: Array(emptied.values), leaving: [],
                     arriving: deferredMoments)
@@ -296,33 +303,33 @@ package struct VacationEditor {
     /// and its tags' IDs instead of a loaded object. A tag or place not found by name means a
     /// change (visiting would make it). False sends the photo down the object path, which
     /// decides again.
-    private static func leavesUnchanged(_ row: StoredObject, keys: StoredPhotoKeys, draft: PhotoDraft,
+    private static func leavesUnchanged(_ row: borrowing StoredObject, keys: StoredPhotoKeys, draft: UnsafePointer<PhotoDraft>,
                                         tags: [String: Tag], places: [String: Place]) -> Bool {
-        let unknown = draft.unknown
+        let unknown = draft.pointee.unknown
         @inline(__always) func keeps<Value: Equatable>(_ field: PhotoFields, _ current: Value?, _ new: Value?) -> Bool {
-            // Not `apply`'s `writes`.
+            // `apply`'s `writes`, negated.
             current == new || (unknown.contains(field) && !(current == nil && new != nil))
         }
-        guard keeps(.title, row.value(at: keys.title, as: String?.self), draft.title),
-              keeps(.subtitle, row.value(at: keys.subtitle, as: String?.self), draft.subtitle),
-              keeps(.imageURL, row.value(at: keys.imageURL, as: String?.self), draft.imageURL),
-              keeps(.thumbnailURL, row.value(at: keys.thumbnailURL, as: String?.self), draft.thumbnailURL),
-              keeps(.owner, row.value(at: keys.owner, as: String?.self), draft.owner),
-              keeps(.dateTaken, row.value(at: keys.dateTaken, as: Date?.self), draft.dateTaken),
-              keeps(.dateUploaded, row.value(at: keys.dateUploaded, as: Date?.self), draft.dateUploaded),
-              keeps(.coordinates, row.value(at: keys.latitude, as: Double?.self), draft.latitude),
-              keeps(.coordinates, row.value(at: keys.longitude, as: Double?.self), draft.longitude),
-              keeps(.media, row.value(at: keys.media, as: String?.self), draft.media) else { return false }
-        if let name = draft.placeName {
+        guard keeps(.title, row.string(at: keys.title), draft.pointee.title),
+              keeps(.subtitle, row.string(at: keys.subtitle), draft.pointee.subtitle),
+              keeps(.imageURL, row.string(at: keys.imageURL), draft.pointee.imageURL),
+              keeps(.thumbnailURL, row.string(at: keys.thumbnailURL), draft.pointee.thumbnailURL),
+              keeps(.owner, row.string(at: keys.owner), draft.pointee.owner),
+              keeps(.dateTaken, row.date(at: keys.dateTaken), draft.pointee.dateTaken),
+              keeps(.dateUploaded, row.date(at: keys.dateUploaded), draft.pointee.dateUploaded),
+              keeps(.coordinates, row.double(at: keys.latitude), draft.pointee.latitude),
+              keeps(.coordinates, row.double(at: keys.longitude), draft.pointee.longitude),
+              keeps(.media, row.string(at: keys.media), draft.pointee.media) else { return false }
+        if let name = draft.pointee.placeName {
             guard let place = places[name], place.objectID == row.target(at: keys.place) else { return false }
         }
         // As `tagsUnchanged`.
         let current = row.members
-        if unknown.contains(.tags) && (!current.isEmpty || draft.tags.isEmpty) { return true }
-        guard draft.tags.count >= current.count else { return false }
+        if unknown.contains(.tags) && (!current.isEmpty || draft.pointee.tags.isEmpty) { return true }
+        guard draft.pointee.tags.count >= current.count else { return false }
         var wanted: [ObjectID] = []
-        wanted.reserveCapacity(draft.tags.count)
-        for name in draft.tags {
+        wanted.reserveCapacity(draft.pointee.tags.count)
+        for name in draft.pointee.tags {
             guard let id = tags[name]?.objectID, current.contains(id) else { return false }
             if !wanted.contains(id) { wanted.append(id) }
         }
@@ -521,8 +528,7 @@ package struct VacationEditor {
     /// unsaved changes (or a parent), which only its objects show.
     private func storedPhotos(_ ids: [String]) throws -> StoredObjects? {
         guard !ids.isEmpty else { return nil }
-        let request = FetchRequest<Photo>(predicate: .key("unique", .in, PredicateValue.array(ids.map(PredicateValue.string))))
-        return try context.storedObjects(request, membersOf: "tags")
+        return try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags")
     }
 
     private func existingPhotos(_ ids: [String]) throws -> [String: Photo] {

@@ -136,7 +136,7 @@ struct StoredRowVisitTests {
         let context = ObjectContext(coordinator: store.coordinator)
         let photo = try #require(try context.fetch(FetchRequest<Photo>(predicate: .key("unique", .equalTo, PredicateValue.string(originals[0].id)))).first)
         photo.title = "changed in memory"
-        #expect(try context.storedObjects(FetchRequest<Photo>()) == nil)
+        #expect(try context.storedObjects(Photo.self, whereKey: "unique", isIn: ["1"]) == nil)
         let outcomes = try VacationEditor(context: context, now: Self.later).visit(originals)
         #expect(outcomes.map(\.outcome) == [.updated, .unchanged, .unchanged, .unchanged, .unchanged])
         #expect(photo.title == originals[0].title)
@@ -149,9 +149,12 @@ struct StoredRowVisitTests {
                                tags: ["sea", "sky"], placeName: "Lisbon")
         _ = try Self.visit([[draft, PhotoDraft(id: "6", title: "Other")]], into: store, storedRows: true, asImporter: false, now: Self.first)
         let context = ObjectContext(coordinator: store.coordinator)
-        let request = FetchRequest<Photo>(predicate: .key("unique", .in, .array([.string("5"), .string("6"), .string("7")])))
-        let stored = try #require(try context.storedObjects(request, membersOf: "tags"))
-        #expect(stored.objects.count == 2)
+        let ids = ["7", "6", "5"]
+        let stored = try #require(try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags"))
+        // In the order asked, ids the store lacks left out.
+        let unique = try stored.attributeSlot("unique")
+        #expect(stored.objects.map { $0.string(at: unique) } == ["6", "5"])
+        #expect(stored.objects[0].members.isEmpty)
         let row = try #require(stored.objects.first { $0.value(at: try stored.attributeSlot("unique"), as: String.self) == "5" })
         #expect(row.value(at: try stored.attributeSlot("title"), as: String?.self) == "Sunset")
         #expect(row.value(at: try stored.attributeSlot("dateTaken"), as: Date?.self) == Date(timeIntervalSinceReferenceDate: 1_000.5))
@@ -164,10 +167,12 @@ struct StoredRowVisitTests {
         #expect(row.registered == nil)
         #expect(throws: FetchRequestError.self) { try stored.attributeSlot("nothing") }
         #expect(throws: FetchRequestError.self) { try stored.toOneSlot("tags") }
-        #expect(throws: FetchRequestError.self) { try context.storedObjects(request, membersOf: "place") }
+        #expect(throws: FetchRequestError.self) { try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids, membersOf: "place") }
+        #expect(throws: FetchRequestError.self) { try context.storedObjects(Photo.self, whereKey: "tags", isIn: ids) }
+        #expect(try context.storedObjects(Photo.self, whereKey: "unique", isIn: [])?.objects.count == 0)
         // Once the context holds the photo, the row says so.
-        let photo = try #require(try context.fetch(request).first { $0.unique == "5" })
-        let again = try #require(try context.storedObjects(request))
+        let photo = try #require(try context.fetch(FetchRequest<Photo>()).first { $0.unique == "5" })
+        let again = try #require(try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids))
         #expect(again.objects.first { $0.id == photo.objectID }?.registered === photo)
         #expect(again.objects.allSatisfy { $0.members.isEmpty })
     }
