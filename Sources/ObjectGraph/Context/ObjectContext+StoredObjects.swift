@@ -48,10 +48,9 @@ package struct StoredObject {
     }
 }
 
-/// The result of ``ObjectContext/storedObjects(_:whereKey:isIn:membersOf:)``: the rows, and the slots their
-/// properties are read through.
-package struct StoredObjects {
-    package var objects: [StoredObject]
+/// Where an entity's properties are in the rows ``ObjectContext/forEachStoredObject(_:whereKey:isIn:membersOf:_:)``
+/// hands out: their slots, resolved once by name.
+package struct StoredObjectLayout {
     let entity: Entity
 
     /// The slot of attribute `name`.
@@ -73,25 +72,61 @@ package struct StoredObjects {
     }
 }
 
+/// The result of ``ObjectContext/storedObjects(_:whereKey:isIn:membersOf:)``: the rows, and
+/// where their properties are.
+package struct StoredObjects {
+    package var objects: [StoredObject]
+    package let layout: StoredObjectLayout
+}
+
 extension ObjectContext {
+    /// Where the properties of `type` are in the rows `forEachStoredObject` hands out.
+    /// - Throws: `FetchRequestError` when `type` is not an entity of the model.
+    package func storedObjectLayout<T: ManagedObject>(of type: T.Type) throws -> StoredObjectLayout {
+        guard let entity = model.entity(for: T.self) else {
+            throw FetchRequestError("\(T.self) is not an entity of this model")
+        }
+        return StoredObjectLayout(entity: entity)
+    }
+
     /// The saved objects of `type` whose attribute `key` holds one of `values` (each listed
     /// once: one listed twice gives its rows twice), as the store holds them, in the order of
-    /// `values`: one prepared lookup a value (through the attribute's index when it has one),
-    /// and with the members of the to-many relationship `toMany` one a row — no object is
-    /// made, loaded or registered. Nil when this context cannot
-    /// answer from the store alone: it has unsaved changes, or it works over a parent context;
-    /// fetch objects then.
+    /// `values`, with the members of the to-many relationship `toMany`: what
+    /// ``forEachStoredObject(_:whereKey:isIn:membersOf:_:)`` hands out, kept. Nil when this
+    /// context cannot answer from the store alone.
     ///
     /// ```swift
     /// if let stored = try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags") {
-    ///     let title = try stored.attributeSlot("title")
+    ///     let title = try stored.layout.attributeSlot("title")
     ///     for row in stored.objects { print(row.string(at: title) ?? "", row.members.count) }
     /// }
     /// ```
-    /// - Throws: `FetchRequestError` when `type` is not an entity of the model, `key` is not one
-    ///   of its stored attributes or `toMany` not one of its to-many relationships; `SQLiteError`.
     package func storedObjects<T: ManagedObject>(_ type: T.Type, whereKey key: String, isIn values: [String],
                                                  membersOf toMany: String? = nil) throws -> StoredObjects? {
+        var objects: [StoredObject] = []
+        guard let layout = try forEachStoredObject(type, whereKey: key, isIn: values, membersOf: toMany, { objects.append(copy $0) }) else {
+            return nil
+        }
+        return StoredObjects(objects: objects, layout: layout)
+    }
+
+    /// Reads the saved objects of `type` whose attribute `key` holds one of `values` (each
+    /// listed once), as the store holds them, and hands each to `body` as it is read, in the
+    /// order of `values`, with the members of the to-many relationship `toMany`: one prepared
+    /// lookup a value (through the attribute's index when it has one) and one a row for the
+    /// members. No object is made, loaded or registered, and nothing is kept: a caller that
+    /// compares many saved objects with values of its own (an import visiting photos again)
+    /// pays for reading the rows. `body` runs while the store is held: it must not use the
+    /// store (nor fire faults).
+    ///
+    /// - Returns: where the rows' properties are; nil, without calling `body`, when this
+    ///   context cannot answer from the store alone (it has unsaved changes, or works over a
+    ///   parent context): fetch objects then.
+    /// - Throws: `FetchRequestError` when `type` is not an entity of the model, `key` is not one
+    ///   of its stored attributes or `toMany` not one of its to-many relationships; `SQLiteError`.
+    package func forEachStoredObject<T: ManagedObject>(_ type: T.Type, whereKey key: String, isIn values: [String],
+                                                       membersOf toMany: String? = nil,
+                                                       _ body: (borrowing StoredObject) -> Void) throws -> StoredObjectLayout? {
         drainInbox()
         guard source === coordinator, !hasPendingChanges else { return nil }
         guard let entity = model.entity(for: T.self) else {
@@ -107,46 +142,45 @@ extension ObjectContext {
             }
             relationship = found
         }
-        var snapshots: [ObjectSnapshot] = []
-        var members: (members: [ObjectID], ends: [Int]) = ([], [])
-        if !values.isEmpty {
-            try coordinator.withStore { store in
-                try store.rows(of: entity, whereColumn: column, isIn: values) { snapshots.append($0) }
-                if let relationship, !snapshots.isEmpty {
-                    members = try store.relatedIDs(ofEach: snapshots.map(\.id.primaryKey), relationship: relationship)
-                }
+        let registry = self.registry
+        try coordinator.withStore { store in
+            try store.forEachRow(of: entity, whereColumn: column, isIn: values, members: relationship) { snapshot, members in
+                body(StoredObject(id: snapshot.id, values: snapshot.values, toOne: snapshot.toOne,
+                                  registered: registry.isEmpty ? nil : registry[snapshot.id], members: members))
             }
         }
-        var objects: [StoredObject] = []
-        objects.reserveCapacity(snapshots.count)
-        var start = 0
-        for (index, snapshot) in snapshots.enumerated() {
-            // Each row's members are a slice of one array: no array a row.
-            let end = index < members.ends.count ? members.ends[index] : start
-            objects.append(StoredObject(id: snapshot.id, values: snapshot.values, toOne: snapshot.toOne,
-                                        registered: registry.isEmpty ? nil : registry[snapshot.id],
-                                        members: members.members[start..<end]))
-            start = end
-        }
-        return StoredObjects(objects: objects, entity: entity)
+        return StoredObjectLayout(entity: entity)
     }
 }
 
 extension SQLiteStore {
     /// The rows of `entity` (its subentities' included) whose `column` holds one of `values`,
-    /// handed to `body` in the order of `values`: one lookup a value through the column's index,
-    /// with one statement (a list of thousands for `IN` cost more: SQLite first builds it into
-    /// a table of its own).
-    func rows(of entity: Entity, whereColumn column: String, isIn values: [String], each body: (ObjectSnapshot) -> Void) throws {
+    /// handed to `body` in the order of `values` with the members of `relationship` (a
+    /// to-many): one lookup a value through the column's index and one a row for its members,
+    /// each with one statement. (A list of thousands for `IN` cost more: SQLite first builds
+    /// it into a table of its own, and the rows came sorted by key.)
+    func forEachRow(of entity: Entity, whereColumn column: String, isIn values: [String], members relationship: EntityRelationship?,
+                    _ body: (ObjectSnapshot, ArraySlice<ObjectID>) -> Void) throws {
         let reader = reader(forTable: entity.table)
         var sql = "SELECT \(reader.selectList) FROM \(entity.table) t0 WHERE t0.\(column) = ?"
         if let filter = entity.rowsCondition(in: model) { sql += " AND " + filter }
         let statement = try connection.cachedStatement(sql)
+        let related = try relationship.flatMap { relatedQuery($0, sourceCondition: "= ?") }.map { try connection.cachedStatement($0) }
+        // One array for every row's members, refilled (a body that keeps a row copies it).
+        var members: [ObjectID] = []
         defer { reader.endQuery() }
         for value in values {
             statement.bind(value, at: 0)
             try statement.forEachRow { row in
-                if let snapshot = reader.snapshot(row) { body(snapshot) }
+                guard let snapshot = reader.snapshot(row) else { return }
+                members.removeAll(keepingCapacity: true)
+                if let related {
+                    related.bind(snapshot.id.primaryKey, at: 0)
+                    try related.forEachRow { member in
+                        members.append(ObjectID(entityNumber: member.int(at: 2), primaryKey: member.int64(at: 1)))
+                    }
+                }
+                body(snapshot, members[...])
             }
         }
     }

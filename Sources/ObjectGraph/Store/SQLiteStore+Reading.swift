@@ -88,31 +88,9 @@ extension SQLiteStore {
         }
     }
 
-    /// The members of a to-many relationship of each source in turn, one lookup a source
-    /// (through the source column's index, no list to build first): all in one array, and where
-    /// each source's members end in it.
-    func relatedIDs(ofEach sources: [Int64], relationship: EntityRelationship) throws -> (members: [ObjectID], ends: [Int]) {
-        var members: [ObjectID] = []
-        members.reserveCapacity(sources.count * 4)
-        var ends: [Int] = []
-        ends.reserveCapacity(sources.count)
-        guard let sql = relatedQuery(relationship, sourceCondition: "= ?") else {
-            return (members, Array(repeating: 0, count: sources.count))
-        }
-        let statement = try connection.cachedStatement(sql)
-        for source in sources {
-            statement.bind(source, at: 0)
-            try statement.forEachRow { row in
-                members.append(ObjectID(entityNumber: row.int(at: 2), primaryKey: row.int64(at: 1)))
-            }
-            ends.append(members.count)
-        }
-        return (members, ends)
-    }
-
     /// The query of a to-many's (source key, member key, member entity) rows whose source key
     /// meets `sourceCondition`; nil for a to-one.
-    private func relatedQuery(_ relationship: EntityRelationship, sourceCondition: String) -> String? {
+    func relatedQuery(_ relationship: EntityRelationship, sourceCondition: String) -> String? {
         let destination = model[relationship.destination]
         let destinationTable = destination.table
         let single = destination.hierarchy.count == 1

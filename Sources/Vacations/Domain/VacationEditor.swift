@@ -102,35 +102,27 @@ package struct VacationEditor {
         }
         guard let base = drafts.baseAddress else { return BatchVisit() }
         let ids = drafts.map(\.id)
-        // The photos the store has, read as rows with their tags' IDs (no objects); those that
-        // the context already holds are visited as objects.
-        let stored = comparesStoredRows ? try storedPhotos(ids) : nil
         var tags = try lookUp(Tag.self, names: tagNames, known: carried?.tags)
         var places = try lookUp(Place.self, names: placeNames, known: carried?.places)
-        // By position: the stored row of a photo that visiting leaves unchanged (an index into
-        // `stored`, else -1), or its object.
-        var unchangedRows = [Int](repeating: -1, count: drafts.count)
+        // The photos the store has are compared with their drafts from their rows and their tags'
+        // IDs, as they are read (no objects); those that change, or that the context already
+        // holds, are then loaded as objects. By position: what a photo left unchanged needs.
+        var unchanged = [UnchangedPhoto?](repeating: nil, count: drafts.count)
         var photos = [Photo?](repeating: nil, count: drafts.count)
-        var storedKeys: StoredPhotoKeys?
-        if let stored {
-            let keys = try StoredPhotoKeys(stored)
-            var rows = [Int](repeating: -1, count: drafts.count)
-            for (index, row) in stored.objects.enumerated() {
-                if let position = positions[row.string(at: keys.unique) ?? ""] { rows[position] = index }
+        var changing: [String] = []
+        let keys = comparesStoredRows ? try StoredPhotoKeys(context.storedObjectLayout(of: Photo.self)) : nil
+        if let keys, !ids.isEmpty, try context.forEachStoredObject(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags", { row in
+            guard let position = positions[row.string(at: keys.unique) ?? ""] else { return }
+            if row.registered == nil && Self.leavesUnchanged(row, keys: keys, draft: base + position, tags: tags, places: places) {
+                unchanged[position] = UnchangedPhoto(id: row.id, moment: row.date(at: keys.dateTaken) ?? row.date(at: keys.visited),
+                                                     place: row.target(at: keys.place))
+            } else {
+                changing.append(ids[position])
             }
-            var changing: [String] = []
-            for position in drafts.indices where rows[position] >= 0 {
-                if stored.objects[rows[position]].registered == nil
-                    && Self.leavesUnchanged(stored.objects[rows[position]], keys: keys, draft: base + position, tags: tags, places: places) {
-                    unchangedRows[position] = rows[position]
-                } else {
-                    changing.append(ids[position])
-                }
-            }
+        }) != nil {
             for (id, photo) in try existingPhotos(changing) {
                 if let position = positions[id] { photos[position] = photo }
             }
-            storedKeys = keys
         } else {
             for (id, photo) in try existingPhotos(ids) {
                 if let position = positions[id] { photos[position] = photo }
@@ -174,21 +166,16 @@ package struct VacationEditor {
             carried?.places[name] = place
             return place
         }
-        let storedRows = stored?.objects ?? []
         // The draft is read through its pointer: passed as a value, it was copied whole.
         func visit(_ position: Int, _ pointer: UnsafePointer<PhotoDraft>) throws {
             let id = ids[position]
-            let row = unchangedRows[position]
-            if row >= 0, let keys = storedKeys {
+            if let photo = unchanged[position] {
                 // Visiting leaves the photo as it is; its place learns its moment all the same,
                 // in the drafts' order (the first place id given wins).
                 let place = pointer.pointee.placeName.flatMap { places[$0] }
-                    ?? storedRows[row].target(at: keys.place).flatMap { context.object(with: $0) as? Place }
-                if let place {
-                    let moment = storedRows[row].date(at: keys.dateTaken) ?? storedRows[row].date(at: keys.visited) ?? now
-                    Self.note(place, moment: moment, placeID: pointer.pointee.placeID)
-                }
-                result.outcomes.append((id, .unchanged, nil, storedRows[row].id))
+                    ?? photo.place.flatMap { context.object(with: $0) as? Place }
+                if let place { Self.note(place, moment: photo.moment ?? now, placeID: pointer.pointee.placeID) }
+                result.outcomes.append((id, .unchanged, nil, photo.id))
                 return
             }
             let draft = pointer.pointee
@@ -275,13 +262,21 @@ package struct VacationEditor {
         if place.firstVisited.map({ moment < $0 }) ?? true { place.firstVisited = moment }
     }
 
+    /// A stored photo that visiting leaves unchanged: its ID, its moment (date taken, else
+    /// visit time) and its place's ID.
+    private struct UnchangedPhoto {
+        let id: ObjectID
+        let moment: Date?
+        let place: ObjectID?
+    }
+
     /// Photo's properties that a visit compares, by slot in stored rows.
     struct StoredPhotoKeys {
         let unique, title, subtitle, imageURL, thumbnailURL, owner: Int
         let dateTaken, dateUploaded, latitude, longitude, media, visited: Int
         let place: Int
 
-        init(_ stored: StoredObjects) throws {
+        init(_ stored: StoredObjectLayout) throws {
             unique = try stored.attributeSlot("unique")
             title = try stored.attributeSlot("title")
             subtitle = try stored.attributeSlot("subtitle")
@@ -523,13 +518,6 @@ package struct VacationEditor {
     }
 
     // MARK: Lookups
-
-    /// The saved photos with these ids as rows, with their tags' IDs; nil when the context has
-    /// unsaved changes (or a parent), which only its objects show.
-    private func storedPhotos(_ ids: [String]) throws -> StoredObjects? {
-        guard !ids.isEmpty else { return nil }
-        return try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags")
-    }
 
     private func existingPhotos(_ ids: [String]) throws -> [String: Photo] {
         guard !ids.isEmpty else { return [:] }

@@ -152,21 +152,21 @@ struct StoredRowVisitTests {
         let ids = ["7", "6", "5"]
         let stored = try #require(try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags"))
         // In the order asked, ids the store lacks left out.
-        let unique = try stored.attributeSlot("unique")
+        let unique = try stored.layout.attributeSlot("unique")
         #expect(stored.objects.map { $0.string(at: unique) } == ["6", "5"])
         #expect(stored.objects[0].members.isEmpty)
-        let row = try #require(stored.objects.first { $0.value(at: try stored.attributeSlot("unique"), as: String.self) == "5" })
-        #expect(row.value(at: try stored.attributeSlot("title"), as: String?.self) == "Sunset")
-        #expect(row.value(at: try stored.attributeSlot("dateTaken"), as: Date?.self) == Date(timeIntervalSinceReferenceDate: 1_000.5))
-        #expect(row.value(at: try stored.attributeSlot("latitude"), as: Double?.self) == 2)
-        #expect(row.value(at: try stored.attributeSlot("longitude"), as: Double?.self) == nil)
+        let row = try #require(stored.objects.first { $0.value(at: try stored.layout.attributeSlot("unique"), as: String.self) == "5" })
+        #expect(row.value(at: try stored.layout.attributeSlot("title"), as: String?.self) == "Sunset")
+        #expect(row.value(at: try stored.layout.attributeSlot("dateTaken"), as: Date?.self) == Date(timeIntervalSinceReferenceDate: 1_000.5))
+        #expect(row.value(at: try stored.layout.attributeSlot("latitude"), as: Double?.self) == 2)
+        #expect(row.value(at: try stored.layout.attributeSlot("longitude"), as: Double?.self) == nil)
         let place = try #require(try context.fetch(FetchRequest<Place>()).first)
-        #expect(row.target(at: try stored.toOneSlot("place")) == place.objectID)
+        #expect(row.target(at: try stored.layout.toOneSlot("place")) == place.objectID)
         let tags = try context.fetch(FetchRequest<Tag>()).map(\.objectID)
         #expect(Set(row.members) == Set(tags) && row.members.count == 2)
         #expect(row.registered == nil)
-        #expect(throws: FetchRequestError.self) { try stored.attributeSlot("nothing") }
-        #expect(throws: FetchRequestError.self) { try stored.toOneSlot("tags") }
+        #expect(throws: FetchRequestError.self) { try stored.layout.attributeSlot("nothing") }
+        #expect(throws: FetchRequestError.self) { try stored.layout.toOneSlot("tags") }
         #expect(throws: FetchRequestError.self) { try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids, membersOf: "place") }
         #expect(throws: FetchRequestError.self) { try context.storedObjects(Photo.self, whereKey: "tags", isIn: ids) }
         #expect(try context.storedObjects(Photo.self, whereKey: "unique", isIn: [])?.objects.count == 0)
