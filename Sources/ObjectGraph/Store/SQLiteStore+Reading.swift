@@ -70,32 +70,44 @@ extension SQLiteStore {
 
     /// The members of a to-many relationship for many sources at once, by source key.
     func relatedIDs(of sources: [Int64], relationship: EntityRelationship) throws -> [Int64: [ObjectID]] {
+        var result: [Int64: [ObjectID]] = [:]
+        try forEachRelated(of: sources, relationship: relationship) { source, target in
+            result[source, default: []].append(target)
+        }
+        return result
+    }
+
+    /// Each (source key, member) of a to-many relationship for many sources at once, in no
+    /// particular order.
+    func forEachRelated(of sources: [Int64], relationship: EntityRelationship, _ body: (Int64, ObjectID) -> Void) throws {
+        guard let sql = relatedQuery(relationship, sourceCondition: "IN (SELECT value FROM json_each(?))") else { return }
+        let statement = try connection.cachedStatement(sql)
+        statement.bind(Self.jsonList(sources), at: 0)
+        try statement.forEachRow { row in
+            body(row.int64(at: 0), ObjectID(entityNumber: row.int(at: 2), primaryKey: row.int64(at: 1)))
+        }
+    }
+
+    /// The query of a to-many's (source key, member key, member entity) rows whose source key
+    /// meets `sourceCondition`; nil for a to-one.
+    func relatedQuery(_ relationship: EntityRelationship, sourceCondition: String) -> String? {
         let destination = model[relationship.destination]
         let destinationTable = destination.table
         let single = destination.hierarchy.count == 1
-        let sql: String
         switch relationship.storage {
         case .foreignKey:
-            return [:]
+            return nil
         case .inverseForeignKey(let column, _):
-            sql = "SELECT \(column), Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) IN (SELECT value FROM json_each(?))"
+            return "SELECT \(column), Z_PK, Z_ENT FROM \(destinationTable) WHERE \(column) \(sourceCondition)"
                 + (single ? "" : " AND Z_ENT IN (\(destination.hierarchy.map(String.init).joined(separator: ", ")))")
         case .joinTable(let table, let sourceColumn, let destinationColumn):
             if single {
-                sql = "SELECT \(sourceColumn), \(destinationColumn), \(destination.number) FROM \(table)"
-                    + " WHERE \(sourceColumn) IN (SELECT value FROM json_each(?))"
-            } else {
-                sql = "SELECT j.\(sourceColumn), j.\(destinationColumn), d.Z_ENT FROM \(table) j"
-                    + " JOIN \(destinationTable) d ON d.Z_PK = j.\(destinationColumn)"
-                    + " WHERE j.\(sourceColumn) IN (SELECT value FROM json_each(?))"
+                return "SELECT \(sourceColumn), \(destinationColumn), \(destination.number) FROM \(table)"
+                    + " WHERE \(sourceColumn) \(sourceCondition)"
             }
+            return "SELECT j.\(sourceColumn), j.\(destinationColumn), d.Z_ENT FROM \(table) j"
+                + " JOIN \(destinationTable) d ON d.Z_PK = j.\(destinationColumn)"
+                + " WHERE j.\(sourceColumn) \(sourceCondition)"
         }
-        let statement = try connection.cachedStatement(sql)
-        statement.bind(Self.jsonList(sources), at: 0)
-        var result: [Int64: [ObjectID]] = [:]
-        try statement.forEachRow { row in
-            result[row.int64(at: 0), default: []].append(ObjectID(entityNumber: row.int(at: 2), primaryKey: row.int64(at: 1)))
-        }
-        return result
     }
 }

@@ -21,6 +21,10 @@ package struct VacationEditor {
     package let context: ObjectContext
     /// The visit time recorded on new photos.
     package var now: Date
+    /// Whether a batch visit compares the photos the store has from their rows (and their tags'
+    /// IDs), making objects only of those that change. Off, every photo found is loaded as an
+    /// object: the tests compare the two.
+    var comparesStoredRows = true
 
     package init(context: ObjectContext, now: Date = Date()) {
         self.context = context
@@ -46,9 +50,10 @@ package struct VacationEditor {
     }
 
     /// What visiting a batch did: each distinct id's outcome and photo (nil for a deferred
-    /// one), and the photos deferred.
+    /// one, and for one left unchanged as its stored row showed, whose `objectID` is given
+    /// instead: no object was made for it), and the photos deferred.
     struct BatchVisit {
-        var outcomes: [(id: String, outcome: VisitOutcome, photo: Photo?)] = []
+        var outcomes: [(id: String, outcome: VisitOutcome, photo: Photo?, objectID: ObjectID?)] = []
         var deferred: [DeferredPhoto] = []
     }
 
@@ -58,26 +63,77 @@ package struct VacationEditor {
     /// or made and counted, and the caller passes `deferred` to `insertDeferred(_:)` once the
     /// context has saved.
     func visitPhotos(_ drafts: [PhotoDraft], carrying carried: BatchVisitState?, deferringNew: Bool) throws -> BatchVisit {
-        var order: [String] = []
-        var latest: [String: PhotoDraft] = [:]
-        latest.reserveCapacity(drafts.count)
-        for draft in drafts {
-            if let index = latest.index(forKey: draft.id) {
-                latest.values[index] = latest.values[index].followed(by: draft)
+        // Each distinct id once, in the order first listed; an id listed again is its drafts
+        // merged. Drafts are read where they lie, through a buffer and borrowed, not copied: a
+        // draft is a dozen strings, and copying each one cost more than comparing it.
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(drafts.count)
+        var firsts: [Int] = []
+        firsts.reserveCapacity(drafts.count)
+        var merged: [Int: PhotoDraft] = [:]
+        for index in drafts.indices {
+            let next = firsts.count
+            // One hash: the slot is read and, for a new id, filled in one access.
+            let position = { (slot: inout Int) -> Int in
+                if slot < 0 { slot = next }
+                return slot
+            }(&positions[drafts[index].id, default: -1])
+            if position == next {
+                firsts.append(index)
             } else {
-                latest[draft.id] = draft
-                order.append(draft.id)
+                merged[position] = (merged[position] ?? drafts[firsts[position]]).followed(by: drafts[index])
             }
         }
-        let photos = try existingPhotos(order)
-        var tags = try lookUp(Tag.self, names: Set(latest.values.flatMap(\.tags)), known: carried?.tags)
-        var places = try lookUp(Place.self, names: Set(latest.values.compactMap(\.placeName)), known: carried?.places)
+        // Without repeated ids (the rule), the drafts themselves.
+        let distinct = merged.isEmpty ? drafts : firsts.indices.map { merged[$0] ?? drafts[firsts[$0]] }
+        return try distinct.withUnsafeBufferPointer { drafts in
+            try visitDistinct(drafts, positions: positions, carrying: carried, deferringNew: deferringNew)
+        }
+    }
+
+    /// `visitPhotos` once each id is listed once: `positions` gives each id's draft.
+    private func visitDistinct(_ drafts: UnsafeBufferPointer<PhotoDraft>, positions: [String: Int], carrying carried: BatchVisitState?,
+                               deferringNew: Bool) throws -> BatchVisit {
+        var tagNames = Set<String>()
+        var placeNames = Set<String>()
+        for position in drafts.indices {
+            for name in drafts[position].tags { tagNames.insert(name) }
+            if let name = drafts[position].placeName { placeNames.insert(name) }
+        }
+        guard let base = drafts.baseAddress else { return BatchVisit() }
+        let ids = drafts.map(\.id)
+        var tags = try lookUp(Tag.self, names: tagNames, known: carried?.tags)
+        var places = try lookUp(Place.self, names: placeNames, known: carried?.places)
+        // The photos the store has are compared with their drafts from their rows and their tags'
+        // IDs, as they are read (no objects); those that change, or that the context already
+        // holds, are then loaded as objects. By position: what a photo left unchanged needs.
+        var unchanged = [UnchangedPhoto?](repeating: nil, count: drafts.count)
+        var photos = [Photo?](repeating: nil, count: drafts.count)
+        var changing: [String] = []
+        let keys = comparesStoredRows ? try StoredPhotoKeys(context.storedObjectLayout(of: Photo.self)) : nil
+        if let keys, !ids.isEmpty, try context.forEachStoredObject(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags", { row in
+            guard let position = positions[row.string(at: keys.unique) ?? ""] else { return }
+            if row.registered == nil && Self.leavesUnchanged(row, keys: keys, draft: base + position, tags: tags, places: places) {
+                unchanged[position] = UnchangedPhoto(id: row.id, moment: row.date(at: keys.dateTaken) ?? row.date(at: keys.visited),
+                                                     place: row.target(at: keys.place))
+            } else {
+                changing.append(ids[position])
+            }
+        }) != nil {
+            for (id, photo) in try existingPhotos(changing) {
+                if let position = positions[id] { photos[position] = photo }
+            }
+        } else {
+            for (id, photo) in try existingPhotos(ids) {
+                if let position = positions[id] { photos[position] = photo }
+            }
+        }
         var emptied: [ObjectIdentifier: Place] = [:]
         var untagged: [ObjectIdentifier: Tag] = [:]
         // The earliest moment of the deferred photos at each place (they are not its photos yet).
         var deferredMoments: [ObjectIdentifier: Date] = [:]
         var result = BatchVisit()
-        result.outcomes.reserveCapacity(order.count)
+        result.outcomes.reserveCapacity(drafts.count)
         if let carried {
             // Later batches find these without a query.
             carried.tags.merge(tags) { _, new in new }
@@ -110,14 +166,20 @@ package struct VacationEditor {
             carried?.places[name] = place
             return place
         }
-        // The new place learns the photo's moment (its date taken, else its visit time).
-        func note(_ place: Place, moment: Date, placeID: String?) {
-            if place.placeID == nil, let placeID { place.placeID = placeID }
-            if place.firstVisited.map({ moment < $0 }) ?? true { place.firstVisited = moment }
-        }
-        for id in order {
-            guard let draft = latest[id] else { continue }
-            if photos[id] == nil && deferringNew {
+        // The draft is read through its pointer: passed as a value, it was copied whole.
+        func visit(_ position: Int, _ pointer: UnsafePointer<PhotoDraft>) throws {
+            let id = ids[position]
+            if let photo = unchanged[position] {
+                // Visiting leaves the photo as it is; its place learns its moment all the same,
+                // in the drafts' order (the first place id given wins).
+                let place = pointer.pointee.placeName.flatMap { places[$0] }
+                    ?? photo.place.flatMap { context.object(with: $0) as? Place }
+                if let place { Self.note(place, moment: photo.moment ?? now, placeID: pointer.pointee.placeID) }
+                result.outcomes.append((id, .unchanged, nil, photo.id))
+                return
+            }
+            let draft = pointer.pointee
+            if photos[position] == nil && deferringNew {
                 // A draft made by hand may name a tag twice; link and count it once. (A photo has
                 // a few tags: a look along the list costs less than hashing into a set.)
                 var wanted: [Tag] = []
@@ -131,17 +193,17 @@ package struct VacationEditor {
                 let newPlace = draft.placeName.map(place(named:))
                 if let newPlace {
                     let moment = draft.dateTaken ?? now
-                    note(newPlace, moment: moment, placeID: draft.placeID)
+                    Self.note(newPlace, moment: moment, placeID: draft.placeID)
                     let key = ObjectIdentifier(newPlace)
                     deferredMoments[key] = min(deferredMoments[key] ?? moment, moment)
                 }
                 result.deferred.append(DeferredPhoto(draft: draft, tags: wanted, place: newPlace))
-                result.outcomes.append((id, .added, nil))
-                continue
+                result.outcomes.append((id, .added, nil, nil))
+                return
             }
             let photo: Photo
             let isNew: Bool
-            if let found = photos[id] {
+            if let found = photos[position] {
                 photo = found
                 isNew = false
             } else {
@@ -184,13 +246,89 @@ package struct VacationEditor {
                 photo.place = newPlace
                 changed = true
             }
-            if let newPlace { note(newPlace, moment: photo.dateTaken ?? photo.visited ?? now, placeID: draft.placeID) }
-            result.outcomes.append((id, isNew ? .added : (changed ? .updated : .unchanged), photo))
+            if let newPlace { Self.note(newPlace, moment: photo.dateTaken ?? photo.visited ?? now, placeID: draft.placeID) }
+            result.outcomes.append((id, isNew ? .added : (changed ? .updated : .unchanged), photo, nil))
         }
+        for position in drafts.indices { try visit(position, base + position) }
         // With counts carried over, a tag's count is known only when they are settled.
         try cleanUp(tags: carried == nil ? Array(untagged.values) : [], places: Array(emptied.values), leaving: [],
                     arriving: deferredMoments)
         return result
+    }
+
+    /// The new place learns the photo's moment (its date taken, else its visit time).
+    private static func note(_ place: Place, moment: Date, placeID: String?) {
+        if place.placeID == nil, let placeID { place.placeID = placeID }
+        if place.firstVisited.map({ moment < $0 }) ?? true { place.firstVisited = moment }
+    }
+
+    /// A stored photo that visiting leaves unchanged: its ID, its moment (date taken, else
+    /// visit time) and its place's ID.
+    private struct UnchangedPhoto {
+        let id: ObjectID
+        let moment: Date?
+        let place: ObjectID?
+    }
+
+    /// Photo's properties that a visit compares, by slot in stored rows.
+    struct StoredPhotoKeys {
+        let unique, title, subtitle, imageURL, thumbnailURL, owner: Int
+        let dateTaken, dateUploaded, latitude, longitude, media, visited: Int
+        let place: Int
+
+        init(_ stored: StoredObjectLayout) throws {
+            unique = try stored.attributeSlot("unique")
+            title = try stored.attributeSlot("title")
+            subtitle = try stored.attributeSlot("subtitle")
+            imageURL = try stored.attributeSlot("imageURL")
+            thumbnailURL = try stored.attributeSlot("thumbnailURL")
+            owner = try stored.attributeSlot("owner")
+            dateTaken = try stored.attributeSlot("dateTaken")
+            dateUploaded = try stored.attributeSlot("dateUploaded")
+            latitude = try stored.attributeSlot("latitude")
+            longitude = try stored.attributeSlot("longitude")
+            media = try stored.attributeSlot("media")
+            visited = try stored.attributeSlot("visited")
+            place = try stored.toOneSlot("place")
+        }
+    }
+
+    /// Whether visiting `draft` leaves the stored photo `row` exactly as it is — what `apply`,
+    /// `tagsUnchanged` and the place's comparison in `visitPhotos` would find, read from the row
+    /// and its tags' IDs instead of a loaded object. A tag or place not found by name means a
+    /// change (visiting would make it). False sends the photo down the object path, which
+    /// decides again.
+    private static func leavesUnchanged(_ row: borrowing StoredObject, keys: StoredPhotoKeys, draft: UnsafePointer<PhotoDraft>,
+                                        tags: [String: Tag], places: [String: Place]) -> Bool {
+        let unknown = draft.pointee.unknown
+        @inline(__always) func keeps<Value: Equatable>(_ field: PhotoFields, _ current: Value?, _ new: Value?) -> Bool {
+            // `apply`'s `writes`, negated.
+            current == new || (unknown.contains(field) && !(current == nil && new != nil))
+        }
+        guard keeps(.title, row.string(at: keys.title), draft.pointee.title),
+              keeps(.subtitle, row.string(at: keys.subtitle), draft.pointee.subtitle),
+              keeps(.imageURL, row.string(at: keys.imageURL), draft.pointee.imageURL),
+              keeps(.thumbnailURL, row.string(at: keys.thumbnailURL), draft.pointee.thumbnailURL),
+              keeps(.owner, row.string(at: keys.owner), draft.pointee.owner),
+              keeps(.dateTaken, row.date(at: keys.dateTaken), draft.pointee.dateTaken),
+              keeps(.dateUploaded, row.date(at: keys.dateUploaded), draft.pointee.dateUploaded),
+              keeps(.coordinates, row.double(at: keys.latitude), draft.pointee.latitude),
+              keeps(.coordinates, row.double(at: keys.longitude), draft.pointee.longitude),
+              keeps(.media, row.string(at: keys.media), draft.pointee.media) else { return false }
+        if let name = draft.pointee.placeName {
+            guard let place = places[name], place.objectID == row.target(at: keys.place) else { return false }
+        }
+        // As `tagsUnchanged`.
+        let current = row.members
+        if unknown.contains(.tags) && (!current.isEmpty || draft.pointee.tags.isEmpty) { return true }
+        guard draft.pointee.tags.count >= current.count else { return false }
+        var wanted: [ObjectID] = []
+        wanted.reserveCapacity(draft.pointee.tags.count)
+        for name in draft.pointee.tags {
+            guard let id = tags[name]?.objectID, current.contains(id) else { return false }
+            if !wanted.contains(id) { wanted.append(id) }
+        }
+        return wanted.count == current.count
     }
 
     /// Whether visiting `draft` leaves the photo's tags as they are (the slow path of

@@ -167,7 +167,7 @@ package struct FeedImporter {
             try context.save()
             var newKeys = try editor.insertDeferred(visited.deferred).makeIterator()
             tally.add(visited.outcomes.map { outcome in
-                (outcome.outcome, outcome.photo?.objectID.primaryKey ?? newKeys.next() ?? 0)
+                (outcome.outcome, outcome.photo?.objectID.primaryKey ?? outcome.objectID?.primaryKey ?? newKeys.next() ?? 0)
             })
             context.reset()
             photosRead += chunk.count
