@@ -17,8 +17,9 @@ import SQLiteDB
 /// transactions (`ATRANSACTION.Z_PK`) of its first and last commits, NULL in a store without
 /// history (and in logs written before they were kept). A row of `UNDO_ROW` is a run of inserted keys (`KIND` 0, `FIRST_KEY` through
 /// `LAST_KEY`), or one updated (1) or deleted (2) row with its old values (`RowValueCoding`).
-enum OperationLogSchema {
-    static let statements = [
+package enum OperationLogSchema {
+    /// Package-visible so that the bench's hand-written baseline makes the same tables.
+    package static let statements = [
         """
         CREATE TABLE IF NOT EXISTS UNDO_OPERATION (ID INTEGER PRIMARY KEY, AUTHOR TEXT NOT NULL, DATE REAL NOT NULL, \
         SESSION TEXT, INSERTED TEXT NOT NULL DEFAULT '{}', UPDATED TEXT NOT NULL DEFAULT '{}', \
