@@ -82,12 +82,15 @@ final class BaselineToggler {
             findPhoto.bind(draft.id, 0)
             let found = try findPhoto.step()
             if found {
-                try unvisit(photo: findPhoto)
+                let key = try unvisit(photo: findPhoto)
+                try log.finish()
+                try searchIndex.delete(key: key)
             } else {
                 findPhoto.reset()
-                try visit(draft)
+                let visited = try visit(draft)
+                try log.finish()
+                try searchIndex.insert(key: visited.key, draft, place: visited.place, tags: visited.tags)
             }
-            try log.finish()
             try database.execute("COMMIT TRANSACTION")
             return found ? .unvisited : .visited
         } catch {
@@ -97,8 +100,12 @@ final class BaselineToggler {
         }
     }
 
-    /// Unvisits the photo whose row `photo` holds (and resets it).
-    private func unvisit(photo: RawStatement) throws {
+    /// Unvisits the photo whose row `photo` holds (and resets it); returns its key. Its search
+    /// index row is left to the caller, to delete last: the index keeps what a transaction
+    /// writes in memory until the transaction commits, unless a later statement of the
+    /// transaction opens a statement journal (one with `RETURNING`, say), which makes it write
+    /// that out as a segment first.
+    private func unvisit(photo: RawStatement) throws -> Int64 {
         let key = photo.int64(0)
         let place: Int64? = photo.isNull(photoPlaceColumn) ? nil : photo.int64(photoPlaceColumn)
         let photoValues = BaselineOperationLog.encode(photo)
@@ -129,8 +136,7 @@ final class BaselineToggler {
         }
         deleteLinks.bind(key, 0)
         try deleteLinks.run()
-        try searchIndex.delete(key: key)
-        guard let place else { return }
+        guard let place else { return key }
         placeSummary.bind(place, 0)
         _ = try placeSummary.step()
         let remaining = placeSummary.int64(0)
@@ -143,12 +149,14 @@ final class BaselineToggler {
             log.deleted("ZPLACE", key: place, entity: 3, row: findPlaceByKey)
             deletePlace.bind(place, 0)
             try deletePlace.run()
+            return key
         } else {
             let changed = findPlaceByKey.optionalDouble(placeFirstVisitedColumn) != first
             log.updated("ZPLACE", key: place, entity: 3, columns: placeColumnsByChange[changed ? 2 : 0], row: findPlaceByKey)
             setFirstVisited.bind(first, 0)
             setFirstVisited.bind(place, 1)
             try setFirstVisited.run()
+            return key
         }
     }
 
@@ -161,7 +169,9 @@ final class BaselineToggler {
         return nextKeys.int64(0) - Int64(count) + 1
     }
 
-    private func visit(_ draft: PhotoDraft) throws {
+    /// Visits the draft's photo; returns what its search index row holds, for the caller to
+    /// write last (see `unvisit`).
+    private func visit(_ draft: PhotoDraft) throws -> (key: Int64, place: String?, tags: [(key: Int64, name: String)]) {
         let moment = draft.dateTaken ?? now
         // Tags by name: a known one is read whole before its count moves.
         var known: [Int64] = []
@@ -252,6 +262,6 @@ final class BaselineToggler {
             log.inserted("Z_2TAGS", key: sqlite3_last_insert_rowid(database.handle), entity: nil)
             linked.append((tag, name))
         }
-        try searchIndex.insert(key: key, draft, place: place == nil ? nil : draft.placeName, tags: linked)
+        return (key, place == nil ? nil : draft.placeName, linked)
     }
 }

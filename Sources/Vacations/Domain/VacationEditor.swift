@@ -57,7 +57,11 @@ package struct VacationEditor {
     /// `deferringNew`, new photos are not made in the context: their tags and places are found
     /// or made and counted, and the caller passes `deferred` to `insertDeferred(_:)` once the
     /// context has saved.
-    func visitPhotos(_ drafts: [PhotoDraft], carrying carried: BatchVisitState?, deferringNew: Bool) throws -> BatchVisit {
+    ///
+    /// `found`, when given, are the drafts' photos the vacation has, by id (the caller looked
+    /// them up already).
+    func visitPhotos(_ drafts: [PhotoDraft], carrying carried: BatchVisitState?, deferringNew: Bool,
+                     found: [String: Photo]? = nil) throws -> BatchVisit {
         var order: [String] = []
         var latest: [String: PhotoDraft] = [:]
         latest.reserveCapacity(drafts.count)
@@ -69,7 +73,7 @@ package struct VacationEditor {
                 order.append(draft.id)
             }
         }
-        let photos = try existingPhotos(order)
+        let photos = try found ?? existingPhotos(order)
         var tags = try lookUp(Tag.self, names: Set(latest.values.flatMap(\.tags)), known: carried?.tags)
         var places = try lookUp(Place.self, names: Set(latest.values.compactMap(\.placeName)), known: carried?.places)
         var emptied: [ObjectIdentifier: Place] = [:]
@@ -328,7 +332,12 @@ package struct VacationEditor {
     /// place goes with its last photo. Returns the ids that were found.
     @discardableResult
     package func unvisit(_ ids: [String]) throws -> Set<String> {
-        let photos = try existingPhotos(ids)
+        try unvisit(photos: existingPhotos(ids))
+    }
+
+    /// `unvisit`, of photos found already (by id).
+    @discardableResult
+    private func unvisit(photos: [String: Photo]) throws -> Set<String> {
         var untagged: [ObjectIdentifier: Tag] = [:]
         var emptied: [ObjectIdentifier: Place] = [:]
         for photo in photos.values {
@@ -371,11 +380,13 @@ package struct VacationEditor {
 
     /// Visits the draft's photo when the vacation lacks it, unvisits it otherwise.
     package func toggle(_ draft: PhotoDraft) throws -> ToggleOutcome {
-        if try existingPhotos([draft.id]).isEmpty {
-            _ = try visit([draft])
+        // One lookup of the photo, which visiting or unvisiting then uses.
+        let found = try existingPhotos([draft.id])
+        if found.isEmpty {
+            _ = try visitPhotos([draft], carrying: nil, deferringNew: false, found: found)
             return .visited
         }
-        try unvisit([draft.id])
+        try unvisit(photos: found)
         return .unvisited
     }
 
