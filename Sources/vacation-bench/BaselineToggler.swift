@@ -102,9 +102,8 @@ final class BaselineToggler {
 
     /// Unvisits the photo whose row `photo` holds (and resets it); returns its key. Its search
     /// index row is left to the caller, to delete last: the index keeps what a transaction
-    /// writes in memory until the transaction commits, unless a later statement of the
-    /// transaction opens a statement journal (one with `RETURNING`, say), which makes it write
-    /// that out as a segment first.
+    /// writes in memory until the commit, unless a later statement of the transaction opens a
+    /// statement journal (one with `RETURNING`, say), which makes it write that out first.
     private func unvisit(photo: RawStatement) throws -> Int64 {
         let key = photo.int64(0)
         let place: Int64? = photo.isNull(photoPlaceColumn) ? nil : photo.int64(photoPlaceColumn)
