@@ -67,6 +67,24 @@ struct MigrationTests {
         #expect(try rows(url, "SELECT sql FROM sqlite_master ORDER BY name") == schema)
     }
 
+    @Test("an app's own indexes on a rebuilt table come back when their columns remain, and go with a removed column")
+    func ownIndexesOnRebuiltTable() throws {
+        let (directory, url) = try makeStore()
+        defer { withExtendedLifetime(directory) {} }
+        let own = ["CREATE INDEX my_title ON ZPHOTO (ZTITLE)", "CREATE INDEX my_rating_title ON ZPHOTO (ZRATING, ZTITLE)",
+                   "CREATE INDEX my_tag_name ON ZTAG (ZNAME)"]
+        let connection = try Connection(path: url.path, configuration: .init(journalMode: nil))
+        for sql in own { try connection.execute(sql) }
+        var version2 = Self.version1
+        version2[0].attributes = [AttributeDescription(name: "title", type: .string),
+                                  AttributeDescription(name: "visited", type: .boolean, isOptional: false, defaultValue: .integer(0))]
+        _ = try StoreCoordinator(url: url, model: ObjectModel(entities: version2))
+        #expect(try rows(url, "SELECT name, sql FROM sqlite_master WHERE name LIKE 'my\\_%' ESCAPE '\\' ORDER BY name") == [
+            [.text("my_tag_name"), .text(own[2])], [.text("my_title"), .text(own[0])],
+        ])
+        #expect(try rows(url, "SELECT ZTITLE, ZVISITED FROM ZPHOTO ORDER BY Z_PK") == [[.text("Belém"), .integer(0)], [.text("Alfama"), .integer(0)]])
+    }
+
     @Test("a new entity that sorts first renumbers the others, their rows, join tables and key counters")
     func renumbering() throws {
         let (directory, url) = try makeStore()

@@ -144,7 +144,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public var context: ObjectContext? { owningContext }
 
     /// The entity name a class declares; the class name unless overridden.
-    open class var entityName: String { String(describing: self) }
+    // `_typeName(qualified: false)` is the text `String(describing:)` prints for a class, without
+    // first asking whether the metatype conforms to the printing protocols: each such question
+    // scans every conformance the process has, about 3 M instructions of a command's start.
+    open class var entityName: String { _typeName(self, qualified: false) }
 
     /// Abstract entities have no instances of their own.
     open class var isAbstract: Bool { false }

@@ -13,9 +13,11 @@ final class HistoryRecorder {
     private var layouts: [Int: HistoryLayout] = [:]
     private var insertChange: Statement?
     private var insertTransaction: Statement?
-    /// Written as the process name and, lacking a bundle identifier, as the bundle id.
-    let processName: String
-    let bundleIdentifier: String
+    /// Written as the process name and, lacking a bundle identifier, as the bundle id. Looked
+    /// up at the first write, not at open: finding the main bundle lists the executable's
+    /// folder (about 23 M instructions for a binary among 10,000 files), which a reader never needs.
+    private(set) lazy var processName: String = ProcessInfo.processInfo.processName
+    private(set) lazy var bundleIdentifier: String = Bundle.main.bundleIdentifier ?? processName
     /// The author of writes whose context names none (batch operations, the coordinator's own).
     var defaultAuthor: String?
     /// Transactions this store wrote, oldest first, so that a watcher of other processes'
@@ -30,9 +32,6 @@ final class HistoryRecorder {
         self.model = model
         self.connection = connection
         tombstoneColumns = try HistorySchema.storedTombstoneCount(on: connection)
-        let process = ProcessInfo.processInfo.processName
-        processName = process
-        bundleIdentifier = Bundle.main.bundleIdentifier ?? process
     }
 
     func layout(of entityNumber: Int) -> HistoryLayout? {

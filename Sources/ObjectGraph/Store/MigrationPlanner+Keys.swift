@@ -142,7 +142,7 @@ extension PlanWork {
 
     // MARK: Indexes and triggers
 
-    mutating func planIndexesAndTriggers() {
+    mutating func planIndexesAndTriggers() throws {
         let expected = schema.allIndexes()
         let expectedSQL = Dictionary(expected.map { ($0.name, $0.sql) }, uniquingKeysWith: { first, _ in first })
         let managed = Set(schema.tables + model.joinTables.map(\.name))
@@ -163,7 +163,9 @@ extension PlanWork {
         }
         for index in savedIndexes {
             let columns = Set(finalColumns(of: index.table))
-            if index.columns.allSatisfy(columns.contains) { indexes.add(index.sql, kind: .schema) }
+            if try StoredSchema.columns(ofIndex: index.name, on: connection).allSatisfy(columns.contains) {
+                indexes.add(index.sql, kind: .schema)
+            }
         }
         for trigger in savedTriggers {
             triggers.add(trigger.sql)

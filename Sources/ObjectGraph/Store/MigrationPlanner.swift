@@ -131,7 +131,7 @@ struct MigrationPlanner {
         try work.planJoinTables()
         work.planDroppedTables()
         work.planHistoryRenumbering()
-        work.planIndexesAndTriggers()
+        try work.planIndexesAndTriggers()
         work.planPrimaryKeys()
         var plan = work.result()
         plan.add(searchIndexPlan: try SearchIndexPlan.make(connection: connection, model: model, migrating: !plan.isEmpty))

@@ -21,7 +21,7 @@ import Foundation
 /// index?.name                      // "FTS_ZPHOTO_SEARCH"
 /// index?.columns.map(\.name)       // ["title", "subtitle", "owner", "place", "tags"]
 /// ```
-package struct SearchIndex: Sendable, Equatable {
+package struct SearchIndex: Sendable, Hashable {
     /// The FTS5 table.
     package let name: String
     /// The table whose rows it indexes (a root entity's, holding its whole hierarchy).
@@ -30,14 +30,14 @@ package struct SearchIndex: Sendable, Equatable {
     package let columns: [Column]
 
     /// A column of the index and where its text comes from.
-    package struct Column: Sendable, Equatable {
+    package struct Column: Sendable, Hashable {
         /// The FTS5 column: the property's name (made unique within the index).
         package let name: String
         package let source: Source
     }
 
     /// Where a column's text comes from, for a row `R` of `table`.
-    package enum Source: Sendable, Equatable {
+    package enum Source: Sendable, Hashable {
         /// `R.<column>`.
         case attribute(column: String)
         /// The `column` of the `table` row that `R.<key>` points at.

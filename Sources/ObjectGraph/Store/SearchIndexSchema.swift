@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import SQLiteDB
 
 /// The SQL of a search index: its FTS5 table, the triggers that keep it in step with the rows
@@ -77,7 +78,19 @@ struct SearchIndexSchema {
     }
 
     /// Trigger name → `CREATE TRIGGER` statement, exactly as `sqlite_master` keeps it.
+    ///
+    /// Made once per index and process: every open compares them with the store's, and
+    /// building their text again cost about a tenth of opening a store.
     var triggers: [(name: String, sql: String)] {
+        if let made = Self.madeTriggers.withLock({ $0[index] }) { return made }
+        let made = makeTriggers()
+        Self.madeTriggers.withLock { $0[index] = made }
+        return made
+    }
+
+    private static let madeTriggers = Locked<[SearchIndex: [(name: String, sql: String)]]>([:])
+
+    private func makeTriggers() -> [(name: String, sql: String)] {
         let table = index.table
         var result: [(String, String)] = []
         func trigger(_ suffix: String, _ event: String, on target: String, when condition: String? = nil, _ body: String) {

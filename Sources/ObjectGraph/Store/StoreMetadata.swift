@@ -41,6 +41,12 @@ package struct StoreMetadata: Sendable {
         self.uuid = uuid
         values = [:]
         if let data, !data.isEmpty {
+            // The binary form (what Core Data and this framework write) is read directly; any
+            // other form, and whatever that reader leaves, goes through Foundation.
+            if let values = BinaryPropertyList.dictionary(from: data) {
+                self.values = values
+                return
+            }
             let plist: Any
             do {
                 plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
