@@ -8,6 +8,13 @@ extension BenchRunner {
     /// unvisited, then each visited again, every toggle saved (one transaction); the vacation
     /// ends as it began. The sides interleave toggle by toggle, taking turns to go first, after
     /// a warm-up pair (a photo outside the measured ones unvisited and visited again on both).
+    ///
+    /// Both sides do to the store what `vacation toggle` does: persistent history and the
+    /// operation log on, one operation per toggle (as one `vacation toggle` process is one), by
+    /// the same author at the same (fixed) time, so that the logs compare. Ours records through
+    /// the framework (`recordOperations`, then `beginOperation` per toggle, timed); the baseline
+    /// writes the same rows by hand (`BaselineOperationLog`). Only the toggles are timed:
+    /// nothing here undoes them.
     func measureToggle() throws {
         progress("toggle: reading the drafts")
         let count = min(500, max(1, options.photos - 1))
@@ -21,8 +28,14 @@ extension BenchRunner {
         progress("toggle: \(sequence.count) toggles each, interleaved")
 
         let document = try library.open(named: vacationName)
+        // The log's tables are made here, untimed, on both sides (`vacation toggle` makes them
+        // when a vacation is first opened for writing).
+        let clock: @Sendable () -> Date = { Self.visitTime }
+        try document.coordinator.recordOperations(author: Self.toggleAuthor, now: clock)
         let context = try document.newRootContext(name: "toggle")
-        let toggler = try BaselineToggler(database: try RawDatabase(path: baselineStore), now: Self.visitTime)
+        let database = try RawDatabase(path: baselineStore)
+        try BaselineOperationLog.createTables(in: database)
+        let toggler = try BaselineToggler(database: database, now: Self.visitTime)
         var times: [Side: [Double]] = [:]
         var outcomes: [Side: [VacationEditor.ToggleOutcome]] = [:]
         func toggle(_ draft: PhotoDraft, side: Side) throws -> Double {
@@ -31,6 +44,7 @@ extension BenchRunner {
             let start = monotonicMilliseconds()
             let outcome: VacationEditor.ToggleOutcome
             if side == .ours {
+                try document.coordinator.beginOperation(author: Self.toggleAuthor)
                 outcome = try VacationEditor(context: context, now: Self.visitTime).toggle(draft)
                 try context.save()
             } else {
@@ -57,6 +71,7 @@ extension BenchRunner {
             throw BenchError("toggle: the outcomes are not \(count) unvisits then \(count) visits")
         }
         try StoreFingerprint.requireEqual(try storePath(ofVacation: vacationName), baselineStore, figure: "toggle")
+        try StoreFingerprint.requireLoggedToggles(try storePath(ofVacation: vacationName), baselineStore, operations: 2 + sequence.count)
         let ours = times[.ours] ?? [], baseline = times[.baseline] ?? []
         var figure = Figure(name: "toggle", photos: options.photos,
                             kind: .latency(oursP50: ours.percentile(0.5), oursP99: ours.percentile(0.99),
@@ -68,4 +83,7 @@ extension BenchRunner {
         progress(String(format: "toggle: ours p50 %.3f ms p99 %.3f ms, baseline p50 %.3f ms p99 %.3f ms",
                         ours.percentile(0.5), ours.percentile(0.99), baseline.percentile(0.5), baseline.percentile(0.99)))
     }
+
+    /// The author `vacation toggle` logs its operations under.
+    static let toggleAuthor = "vacation toggle"
 }

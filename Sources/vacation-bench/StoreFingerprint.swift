@@ -18,6 +18,11 @@ import Foundation
 /// tables, whose segments depend on how the rows were written (a row at a time, or one
 /// `INSERT … SELECT`). The triggers that keep an index (named after it) are left out of the
 /// schema: the baseline and the floor write the index by hand instead.
+///
+/// Once a store keeps an operation log (the toggle figure turns it on), the history the log
+/// covers is compared too (`loggedHistory`): every operation, every row of it, and the history
+/// transactions and changes from the log's first transaction on, with keys taken relative to
+/// where the log begins (the imports before it wrote different numbers of transactions).
 struct StoreFingerprint: Equatable, CustomStringConvertible {
     /// Columns whose values legitimately differ between the two sides.
     static let ignoredColumns: Set<String> = ["Z_OPT"]
@@ -31,6 +36,8 @@ struct StoreFingerprint: Equatable, CustomStringConvertible {
     static let ignoredTables: Set<String> = ["Z_METADATA", "Z_MODELCACHE", "ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"]
     /// Rows of one table left out, as SQL conditions: the history's key counters.
     static let keptRows: [String: String] = ["Z_PRIMARYKEY": "Z_ENT < 16000"]
+    /// The operation log's tables, compared by `loggedHistory` rather than row for row.
+    static let logTables: Set<String> = ["UNDO_OPERATION", "UNDO_ROW"]
 
     struct Table: Equatable {
         var name: String
@@ -60,7 +67,7 @@ struct StoreFingerprint: Equatable, CustomStringConvertible {
             let type = schema.string(0) ?? "", name = schema.string(1) ?? ""
             if type == "trigger" && fullTextIndexes.contains(where: { name.hasPrefix($0 + "_") }) { continue }
             for column in 0..<schema.columnCount { schemaHash.add(schema, column) }
-            guard type == "table", !ignoredTables.contains(name) else { continue }
+            guard type == "table", !ignoredTables.contains(name), !logTables.contains(name) else { continue }
             if schema.string(3)?.range(of: "USING fts5", options: .caseInsensitive) != nil {
                 fullTextIndexes.append(name)
             } else {
@@ -80,6 +87,9 @@ struct StoreFingerprint: Equatable, CustomStringConvertible {
             let condition = keptRows[name].map { " WHERE \($0)" } ?? ""
             tables.append(try hash(select: "*", from: quoted(name) + condition, as: name, in: database))
         }
+        if try database.integer("SELECT count(*) FROM sqlite_master WHERE name IN ('UNDO_OPERATION', 'UNDO_ROW')") == 2 {
+            tables += try loggedHistory(in: database)
+        }
         return StoreFingerprint(schema: schemaHash.finished, tables: tables)
     }
 
@@ -87,10 +97,12 @@ struct StoreFingerprint: Equatable, CustomStringConvertible {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// Every row of `SELECT columns FROM table`, hashed as `name`.
-    private static func hash(select columns: String, from table: String, as name: String, in database: RawDatabase) throws -> Table {
+    /// Every row of `SELECT columns FROM table`, hashed as `name`, but for the columns named in
+    /// `ignoring` (and `Z_OPT`).
+    static func hash(select columns: String, from table: String, as name: String, in database: RawDatabase,
+                             ignoring: Set<String> = []) throws -> Table {
         let statement = try database.prepare("SELECT \(columns) FROM \(table)")
-        let ignored = ignoredColumns.union(ignoredTableColumns[name] ?? [])
+        let ignored = ignoredColumns.union(ignoredTableColumns[name] ?? []).union(ignoring)
         let kept = (0..<statement.columnCount).filter { column in
             !ignored.contains(sqlite3_column_name(statement.handle, column).map { String(cString: $0) } ?? "")
         }
@@ -154,6 +166,18 @@ struct RowHasher {
         default:
             break
         }
+    }
+
+    /// Adds an integer as `add(_:_:)` adds an integer column.
+    mutating func add(integer: Int64) {
+        add(byte: UInt8(truncatingIfNeeded: SQLITE_INTEGER))
+        add(UInt64(bitPattern: integer))
+    }
+
+    /// Adds bytes as they are, after their count.
+    mutating func add(bytes: UnsafeRawBufferPointer) {
+        add(UInt64(bytes.count))
+        for byte in bytes { add(byte: byte) }
     }
 
     /// Adds a string (or its absence) as `add(_:_:)` adds a text column.

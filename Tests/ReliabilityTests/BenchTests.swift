@@ -123,6 +123,62 @@ struct BenchTests {
         }
     }
 
+    @Test("the toggle figure's stores agree on the operation log and the history it covers, and any change to them shows")
+    func toggleLog() throws {
+        let run = try ProductProcess.run("vacation-bench", ["--photos", "60", "--runs", "1", "--only", "toggle", "--keep"])
+        #expect(run.status == 0, "\(run.errors)")
+        let line = try #require(run.errors.split(separator: "\n").first { $0.hasSuffix(" (kept)") })
+        let workspace = URL(fileURLWithPath: String(line.dropFirst("vacation-bench: working in ".count).dropLast(" (kept)".count)))
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let ours = workspace.appendingPathComponent("library/import-xml 0.vacation/StoreContent/persistentStore").path
+        let baseline = workspace.appendingPathComponent("import-xml-baseline-0.sqlite").path
+        // 59 photos unvisited and visited again, after a warm-up pair: one operation each, one
+        // history transaction each, on both sides.
+        for store in [ours, baseline] {
+            let connection = try Connection(path: store)
+            #expect(try connection.scalar("SELECT count(*) FROM UNDO_OPERATION")?.integerValue == 120)
+            #expect(try connection.scalar("SELECT count(DISTINCT OPERATION) FROM UNDO_ROW")?.integerValue == 120)
+            #expect(try connection.scalar("SELECT count(*) FROM ATRANSACTION WHERE Z_PK >= (SELECT min(FIRST_TRANSACTION) FROM UNDO_OPERATION)")?
+                .integerValue == 120)
+            #expect(try connection.scalar("SELECT count(*) FROM UNDO_OPERATION WHERE AUTHOR = 'vacation toggle' AND DELETED LIKE '%\"Photo\":1%'")?
+                .integerValue == 60)
+        }
+        let same = try ProductProcess.run("vacation-bench", ["--compare-stores", ours, baseline])
+        #expect(same.status == 0 && same.output == "same content\n", "\(same.errors)")
+        let copy = workspace.appendingPathComponent("changed.sqlite").path
+        let changes: [(sql: String, differs: String?)] = [
+            ("UPDATE UNDO_OPERATION SET SESSION = 'another'", nil),
+            ("UPDATE UNDO_ROW SET SEQUENCE = SEQUENCE + 1000", nil),
+            ("UPDATE ATRANSACTION SET ZTIMESTAMP = 0", nil),
+            ("UPDATE UNDO_OPERATION SET UPDATED = '{\"Tag\":99}' WHERE ID = 3", "UNDO_OPERATION"),
+            ("UPDATE UNDO_OPERATION SET DATE = DATE + 1 WHERE ID = 3", "UNDO_OPERATION"),
+            ("UPDATE UNDO_OPERATION SET LAST_TRANSACTION = LAST_TRANSACTION + 1 WHERE ID = 3", "UNDO_OPERATION"),
+            ("DELETE FROM UNDO_ROW WHERE OPERATION = 3 AND SEQUENCE = 0", "UNDO_ROW"),
+            ("UPDATE UNDO_ROW SET OLD_VALUES = X'00' || OLD_VALUES WHERE KIND = 2 AND TABLE_NAME = 'ZPHOTO' AND OPERATION = 3", "UNDO_ROW"),
+            ("UPDATE UNDO_ROW SET FIRST_KEY = FIRST_KEY - 1 WHERE KIND = 0 AND TABLE_NAME = 'ZPHOTO' AND OPERATION = 2", "UNDO_ROW"),
+            ("DELETE FROM ACHANGE WHERE Z_PK = (SELECT max(Z_PK) FROM ACHANGE)", "ACHANGE (logged)"),
+            ("UPDATE ACHANGE SET ZCOLUMNS = X'00' WHERE Z_PK = (SELECT max(Z_PK) FROM ACHANGE WHERE ZCHANGETYPE = 1)", "ACHANGE (logged)"),
+            ("UPDATE ATRANSACTION SET ZCONTEXTNAMETS = NULL WHERE Z_PK = (SELECT max(Z_PK) FROM ATRANSACTION)", "ATRANSACTION (logged)"),
+            ("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_ENT = 16002", "Z_PRIMARYKEY (history)"),
+            ("DROP TABLE UNDO_ROW", "the schemas"),
+        ]
+        for change in changes {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
+            try FileManager.default.copyItem(atPath: baseline, toPath: copy)
+            do {
+                let connection = try Connection(path: copy)
+                try connection.execute(change.sql)
+            }
+            let compared = try ProductProcess.run("vacation-bench", ["--compare-stores", ours, copy])
+            if let table = change.differs {
+                #expect(compared.status == 1, "\(change.sql)")
+                #expect(compared.errors.contains(table), "\(change.sql): \(compared.errors)")
+            } else {
+                #expect(compared.status == 0, "\(change.sql): \(compared.errors)")
+            }
+        }
+    }
+
     @Test("--scale runs each command as a process beside the sqlite3 shell, and both answer the same number of rows")
     func scale() throws {
         let result = try ProductProcess.run("vacation-bench", ["--scale", "--scale-photos", "120", "--runs", "1", "--json"])

@@ -24,7 +24,11 @@ extension ObjectContext {
             unreportedLoadFailure = nil
             throw failure
         }
-        let journal = SaveJournal(context: self)
+        // Held here only until the save is settled: the journal keeps a copy of the registry,
+        // and while any reference to it lives, the first change to the registry (an object
+        // deleted, an ID made permanent) copies the whole registry — every object of a
+        // long-lived context, retained one by one — on every save.
+        var journal: SaveJournal? = SaveJournal(context: self)
         self.journal = journal
         defer { self.journal = nil }
         let undoState = undoManager?.savedState
@@ -38,18 +42,21 @@ extension ObjectContext {
             undoManager?.cutOpenGroupForSave()
             payload = makePayload()
             guard !payload.isEmpty else {
+                self.journal = nil
+                journal = nil
                 finishEmptySave()
                 return
             }
             outcome = try source.commit(payload, policy: mergePolicy)
         } catch {
-            journal.restore(self)
+            journal?.restore(self)
             if let undoState { undoManager?.restore(undoState) }
             throw error
         }
         // Let go of the journal's copies first: adopting the outcome changes the registry, which
         // would otherwise copy it whole.
         self.journal = nil
+        journal = nil
         apply(outcome, payload: payload)
         if source === coordinator { coordinator.broadcast(outcome.changeSet, from: inbox) }
         notify(ContextChanges(reason: .saved, changeSet: outcome.changeSet))

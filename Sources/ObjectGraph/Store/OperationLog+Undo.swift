@@ -92,13 +92,31 @@ struct OperationUndo {
             SELECT KIND, TABLE_NAME, FIRST_KEY, LAST_KEY, OLD_VALUES FROM UNDO_ROW WHERE OPERATION = ? ORDER BY SEQUENCE DESC
             """)
         records.bind([.integer(operation)])
+        // Join rows the operation inserted are deleted after the entity rows inserted beside
+        // them (no update or delete between): a join row's search trigger rebuilds its object's
+        // index row while the object is there, once per link, and does nothing once it is gone.
+        // Among inserts the order does not matter to the rows.
+        var deferredLinks: [(table: String, first: Int64, last: Int64)] = []
+        func deleteDeferredLinks() throws {
+            for run in deferredLinks {
+                try connection.cachedStatement("DELETE FROM \(quoteIdentifier(run.table)) WHERE rowid BETWEEN ? AND ?")
+                    .run([.integer(run.first), .integer(run.last)])
+            }
+            deferredLinks.removeAll()
+        }
         try records.forEachRow { row in
             let table = row.value(at: 1).textValue ?? ""
             let shape = try shape(of: table, on: connection, cache: &shapes)
             let (first, last) = (row.int64(at: 2), row.int64(at: 3))
             let quoted = quoteIdentifier(table)
             let isEntityTable = recorder.tables[table]?.entityColumn != nil && shape.columns.count > 1
-            switch row.int64(at: 0) {
+            let kind = row.int64(at: 0)
+            if kind == OperationRecorder.Record.Kind.inserted.rawValue && recorder.tables[table]?.entityColumn == nil {
+                deferredLinks.append((table, first, last))
+                return
+            }
+            if kind != OperationRecorder.Record.Kind.inserted.rawValue { try deleteDeferredLinks() }
+            switch kind {
             case OperationRecorder.Record.Kind.inserted.rawValue:
                 if collecting && isEntityTable {
                     let ids = try connection.cachedStatement("SELECT Z_PK, Z_ENT FROM \(quoted) WHERE rowid BETWEEN ? AND ?")
@@ -114,7 +132,7 @@ struct OperationUndo {
                 }
                 let columns = shape.columns.map(quoteIdentifier)
                 let id = isEntityTable && collecting ? values[1].integerValue.map { ObjectID(entityNumber: Int($0), primaryKey: first) } : nil
-                if row.int64(at: 0) == OperationRecorder.Record.Kind.updated.rawValue {
+                if kind == OperationRecorder.Record.Kind.updated.rawValue {
                     if let id { changes.updated.append(id) }
                     let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
                     try connection.cachedStatement("UPDATE \(quoted) SET \(assignments) WHERE rowid = ?").run(values + [.integer(first)])
@@ -131,5 +149,6 @@ struct OperationUndo {
                 throw StoreError("the operation log holds a record of an unknown kind")
             }
         }
+        try deleteDeferredLinks()
     }
 }

@@ -122,6 +122,9 @@ final class OperationRecorder {
     private var savepoints: [State] = []
     /// Set when a flush failed: the transaction must not commit without its records.
     private var flushFailure: Error?
+    /// Whether the log's tables are known to be there (made, or found, by a flush whose
+    /// transaction did not roll back): a flush then need not look for them again.
+    private var hasTables = false
 
     init(tables: [Table], entityNames: [Int: String], author: String, sessionKey: String, now: @escaping () -> Date) {
         self.tables = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -217,6 +220,7 @@ final class OperationRecorder {
 
     func savepointRolledBack() {
         if let saved = savepoints.popLast() { state = saved }
+        hasTables = false
     }
 
     func transactionBegan() {
@@ -234,6 +238,8 @@ final class OperationRecorder {
         state = committed
         savepoints.removeAll()
         flushFailure = nil
+        // The tables may have been made by the transaction that rolled back.
+        hasTables = false
     }
 
     /// True when nothing recorded is left unwritten (asked by SQLite's commit hook).
@@ -245,7 +251,7 @@ final class OperationRecorder {
     func flush(on connection: Connection) throws {
         guard !state.pending.isEmpty || state.hasUnwrittenCounts else { return }
         do {
-            try OperationLogSchema.create(on: connection)
+            try createTables(on: connection)
             let operation = try operationID(on: connection)
             let insert = try connection.cachedStatement(
                 "INSERT INTO UNDO_ROW (OPERATION, SEQUENCE, KIND, TABLE_NAME, FIRST_KEY, LAST_KEY, OLD_VALUES) VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -283,8 +289,14 @@ final class OperationRecorder {
 
     /// The operation's ID, its row written first when needed.
     func ensureOperation(on connection: Connection) throws -> Int64 {
-        try OperationLogSchema.create(on: connection)
+        try createTables(on: connection)
         return try operationID(on: connection)
+    }
+
+    private func createTables(on connection: Connection) throws {
+        guard !hasTables else { return }
+        try OperationLogSchema.create(on: connection)
+        hasTables = true
     }
 
     /// The operation's ID: this recorder's, the latest operation when it is this session's

@@ -60,6 +60,13 @@ struct WritePlans {
     var inserts: [Int: InsertPlan] = [:]
     var updates: [UpdateShape: UpdatePlan] = [:]
     var links: [String: LinkPlan] = [:]
+    /// `INSERT OR IGNORE INTO <join table> … VALUES (?, ?), …` of a number of rows, by table
+    /// and number (`SQLiteStore.linkBatchLimit` at most).
+    var linkInserts: [LinkBatch: Statement] = [:]
+    struct LinkBatch: Hashable {
+        let table: String
+        let rows: Int
+    }
     /// The plan used last: a save writes its links table by table, so this saves the hashing.
     var lastLink: (table: String, plan: LinkPlan)?
     /// `SELECT Z_PK, Z_ENT FROM <table> WHERE <constraint columns> = ?`, by table and columns.
@@ -135,6 +142,23 @@ extension SQLiteStore {
         }
         writePlans.links[table] = plan
         return plan
+    }
+
+    /// The most links one statement inserts.
+    static let linkBatchLimit = 32
+
+    /// A statement inserting `rows` links into join table `table` (nil for a hidden key's
+    /// link, which is an update of the destination's row).
+    func linkInsert(into table: String, rows: Int) throws -> Statement? {
+        let key = WritePlans.LinkBatch(table: table, rows: rows)
+        if let statement = writePlans.linkInserts[key] { return statement }
+        guard !model.hiddenKeys.contains(where: { $0.linkName == table }),
+              let joinTable = model.joinTables.first(where: { $0.name == table }) else { return nil }
+        let values = Array(repeating: "(?, ?)", count: rows).joined(separator: ", ")
+        let statement = try connection.prepare(
+            "INSERT OR IGNORE INTO \(table) (\(joinTable.sourceColumn), \(joinTable.destinationColumn)) VALUES \(values)")
+        writePlans.linkInserts[key] = statement
+        return statement
     }
 
     func uniqueLookup(table: String, columns: [String]) throws -> Statement {

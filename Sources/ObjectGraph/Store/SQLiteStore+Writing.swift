@@ -65,7 +65,17 @@ extension SQLiteStore {
 
         outcome.versions.reserveCapacity(inserts.count + updates.count + mergedInserts.count)
         outcome.changeSet.inserted.reserveCapacity(inserts.count)
-        for insert in inserts {
+        let deleted = payload.deletes.isEmpty ? [] : Set(payload.deletes.map(\.id))
+        func keeps(_ link: JoinLink) -> Bool {
+            deleted.isEmpty || (!deleted.contains(link.source) && !deleted.contains(link.destination))
+        }
+        // Where a search index keeps its rows by triggers, a new object's join-table links go
+        // in before its row (after the other new rows, their targets among them): its insert
+        // trigger then indexes it once, whole, where each link's trigger would index it again.
+        let linkedFirst = model.searchIndexes.isEmpty ? [] : Set(payload.addedLinks.lazy.filter { link in
+            link.source.isTemporary && self.model.joinTables.contains { $0.name == link.table }
+        }.map(\.source))
+        func insert(_ insert: InsertRecord) throws {
             let id = final(insert.id)
             do {
                 try insertRow(id: id, values: insert.values, toOne: finalToOne(insert.toOne))
@@ -74,6 +84,11 @@ extension SQLiteStore {
             }
             outcome.versions[id] = 1
             outcome.changeSet.inserted.insert(id)
+        }
+        for record in inserts where linkedFirst.isEmpty || !linkedFirst.contains(record.id) { try insert(record) }
+        if !linkedFirst.isEmpty {
+            try insertLinks(payload.addedLinks.filter { linkedFirst.contains($0.source) && keeps($0) }, final)
+            for record in inserts where linkedFirst.contains(record.id) { try insert(record) }
         }
         outcome.changeSet.permanentIDs.reserveCapacity(idMap.count)
         for temporary in idMap.keys { outcome.changeSet.permanentIDs[temporary] = final(temporary) }
@@ -110,11 +125,30 @@ extension SQLiteStore {
         for link in payload.removedLinks {
             try writeLink(link.table, final(link.source), final(link.destination), insert: false)
         }
-        let deleted = payload.deletes.isEmpty ? [] : Set(payload.deletes.map(\.id))
-        for link in payload.addedLinks where deleted.isEmpty || (!deleted.contains(link.source) && !deleted.contains(link.destination)) {
-            try writeLink(link.table, final(link.source), final(link.destination), insert: true)
-        }
+        try insertLinks(payload.addedLinks.filter { keeps($0) && (linkedFirst.isEmpty || !linkedFirst.contains($0.source)) }, final)
         return outcome
+    }
+
+    /// Inserts links, a join table's run of them in one statement (up to `linkBatchLimit`):
+    /// each statement whose triggers write a search index opens a statement journal, and the
+    /// index writes what it holds as a segment when that journal closes.
+    private func insertLinks(_ links: [JoinLink], _ final: (ObjectID) -> ObjectID) throws {
+        var start = 0
+        while start < links.count {
+            let table = links[start].table
+            var end = start + 1
+            while end < links.count && end - start < Self.linkBatchLimit && links[end].table == table { end += 1 }
+            if end - start > 1, let statement = try linkInsert(into: table, rows: end - start) {
+                for (index, link) in links[start..<end].enumerated() {
+                    statement.bind(final(link.source).primaryKey, at: 2 * index)
+                    statement.bind(final(link.destination).primaryKey, at: 2 * index + 1)
+                }
+                try statement.run()
+            } else {
+                for link in links[start..<end] { try writeLink(link.table, final(link.source), final(link.destination), insert: true) }
+            }
+            start = end
+        }
     }
 
     private func writeLink(_ table: String, _ source: ObjectID, _ destination: ObjectID, insert: Bool) throws {

@@ -62,7 +62,11 @@ package struct VacationEditor {
     /// `deferringNew`, new photos are not made in the context: their tags and places are found
     /// or made and counted, and the caller passes `deferred` to `insertDeferred(_:)` once the
     /// context has saved.
-    func visitPhotos(_ drafts: [PhotoDraft], carrying carried: BatchVisitState?, deferringNew: Bool) throws -> BatchVisit {
+    ///
+    /// `found`, when given, are the drafts' photos the vacation has, by id (the caller looked
+    /// them up already).
+    func visitPhotos(_ drafts: [PhotoDraft], carrying carried: BatchVisitState?, deferringNew: Bool,
+                     found: [String: Photo]? = nil) throws -> BatchVisit {
         // Each distinct id once, in the order first listed; an id listed again is its drafts
         // merged. Drafts are read where they lie, through a buffer and borrowed, not copied: a
         // draft is a dozen strings, and copying each one cost more than comparing it.
@@ -87,13 +91,13 @@ package struct VacationEditor {
         // Without repeated ids (the rule), the drafts themselves.
         let distinct = merged.isEmpty ? drafts : firsts.indices.map { merged[$0] ?? drafts[firsts[$0]] }
         return try distinct.withUnsafeBufferPointer { drafts in
-            try visitDistinct(drafts, positions: positions, carrying: carried, deferringNew: deferringNew)
+            try visitDistinct(drafts, positions: positions, carrying: carried, deferringNew: deferringNew, found: found)
         }
     }
 
     /// `visitPhotos` once each id is listed once: `positions` gives each id's draft.
     private func visitDistinct(_ drafts: UnsafeBufferPointer<PhotoDraft>, positions: [String: Int], carrying carried: BatchVisitState?,
-                               deferringNew: Bool) throws -> BatchVisit {
+                               deferringNew: Bool, found: [String: Photo]?) throws -> BatchVisit {
         var tagNames = Set<String>()
         var placeNames = Set<String>()
         for position in drafts.indices {
@@ -111,7 +115,11 @@ package struct VacationEditor {
         var photos = [Photo?](repeating: nil, count: drafts.count)
         var changing: [String] = []
         let keys = comparesStoredRows ? try StoredPhotoKeys(context.storedObjectLayout(of: Photo.self)) : nil
-        if let keys, !ids.isEmpty, try context.forEachStoredObject(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags", { row in
+        if let found {
+            for (id, photo) in found {
+                if let position = positions[id] { photos[position] = photo }
+            }
+        } else if let keys, !ids.isEmpty, try context.forEachStoredObject(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags", { row in
             guard let position = positions[row.string(at: keys.unique) ?? ""] else { return }
             if row.registered == nil && Self.leavesUnchanged(row, keys: keys, draft: base + position, tags: tags, places: places) {
                 unchanged[position] = UnchangedPhoto(id: row.id, moment: row.date(at: keys.dateTaken) ?? row.date(at: keys.visited),
@@ -466,7 +474,12 @@ package struct VacationEditor {
     /// place goes with its last photo. Returns the ids that were found.
     @discardableResult
     package func unvisit(_ ids: [String]) throws -> Set<String> {
-        let photos = try existingPhotos(ids)
+        try unvisit(photos: existingPhotos(ids))
+    }
+
+    /// `unvisit`, of photos found already (by id).
+    @discardableResult
+    private func unvisit(photos: [String: Photo]) throws -> Set<String> {
         var untagged: [ObjectIdentifier: Tag] = [:]
         var emptied: [ObjectIdentifier: Place] = [:]
         for photo in photos.values {
@@ -509,11 +522,13 @@ package struct VacationEditor {
 
     /// Visits the draft's photo when the vacation lacks it, unvisits it otherwise.
     package func toggle(_ draft: PhotoDraft) throws -> ToggleOutcome {
-        if try existingPhotos([draft.id]).isEmpty {
-            _ = try visit([draft])
+        // One lookup of the photo, which visiting or unvisiting then uses.
+        let found = try existingPhotos([draft.id])
+        if found.isEmpty {
+            _ = try visitPhotos([draft], carrying: nil, deferringNew: false, found: found)
             return .visited
         }
-        try unvisit([draft.id])
+        try unvisit(photos: found)
         return .unvisited
     }
 
