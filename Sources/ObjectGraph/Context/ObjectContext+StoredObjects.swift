@@ -4,7 +4,7 @@ import SQLiteDB
 /// A saved object as the store holds it, read without making a managed object: what a caller
 /// that compares many saved objects with values of its own needs (an import visiting photos
 /// again), for the cost of reading the rows. Values are read through the slots of
-/// ``StoredObjects``.
+/// ``StoredObjectLayout``.
 package struct StoredObject {
     package let id: ObjectID
     /// Attribute values by slot, in stored form, as a fault loading the row would hold them.
@@ -16,7 +16,7 @@ package struct StoredObject {
     /// The members of the to-many relationship the fetch was asked for; empty otherwise.
     package let members: ArraySlice<ObjectID>
 
-    /// The attribute in `slot` (``StoredObjects/attributeSlot(_:)``), as the object's property
+    /// The attribute in `slot` (``StoredObjectLayout/attributeSlot(_:)``), as the object's property
     /// would read it.
     @inlinable
     package func value<Value: AttributeValue>(at slot: Int, as type: Value.Type = Value.self) -> Value {
@@ -41,7 +41,7 @@ package struct StoredObject {
         Double?.fromStored(values[slot])
     }
 
-    /// The target of the to-one in `slot` (``StoredObjects/toOneSlot(_:)``).
+    /// The target of the to-one in `slot` (``StoredObjectLayout/toOneSlot(_:)``).
     @inlinable
     package func target(at slot: Int) -> ObjectID? {
         toOne[slot]
@@ -72,13 +72,6 @@ package struct StoredObjectLayout {
     }
 }
 
-/// The result of ``ObjectContext/storedObjects(_:whereKey:isIn:membersOf:)``: the rows, and
-/// where their properties are.
-package struct StoredObjects {
-    package var objects: [StoredObject]
-    package let layout: StoredObjectLayout
-}
-
 extension ObjectContext {
     /// Where the properties of `type` are in the rows `forEachStoredObject` hands out.
     /// - Throws: `FetchRequestError` when `type` is not an entity of the model.
@@ -87,27 +80,6 @@ extension ObjectContext {
             throw FetchRequestError("\(T.self) is not an entity of this model")
         }
         return StoredObjectLayout(entity: entity)
-    }
-
-    /// The saved objects of `type` whose attribute `key` holds one of `values` (each listed
-    /// once: one listed twice gives its rows twice), as the store holds them, in the order of
-    /// `values`, with the members of the to-many relationship `toMany`: what
-    /// ``forEachStoredObject(_:whereKey:isIn:membersOf:_:)`` hands out, kept. Nil when this
-    /// context cannot answer from the store alone.
-    ///
-    /// ```swift
-    /// if let stored = try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags") {
-    ///     let title = try stored.layout.attributeSlot("title")
-    ///     for row in stored.objects { print(row.string(at: title) ?? "", row.members.count) }
-    /// }
-    /// ```
-    package func storedObjects<T: ManagedObject>(_ type: T.Type, whereKey key: String, isIn values: [String],
-                                                 membersOf toMany: String? = nil) throws -> StoredObjects? {
-        var objects: [StoredObject] = []
-        guard let layout = try forEachStoredObject(type, whereKey: key, isIn: values, membersOf: toMany, { objects.append(copy $0) }) else {
-            return nil
-        }
-        return StoredObjects(objects: objects, layout: layout)
     }
 
     /// Reads the saved objects of `type` whose attribute `key` holds one of `values` (each

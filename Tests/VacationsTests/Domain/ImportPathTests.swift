@@ -12,19 +12,7 @@ struct ImportPathTests {
     /// Everything a vacation holds, by names rather than keys (the two paths hand out keys in
     /// different orders).
     private static func content(of store: VacationStore) throws -> [String] {
-        let context = store.context()
-        let photos = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")])).map { photo in
-            [photo.unique, photo.title ?? "-", photo.subtitle ?? "-", photo.imageURL ?? "-", photo.thumbnailURL ?? "-",
-             photo.owner ?? "-", "\(photo.dateTaken?.timeIntervalSinceReferenceDate ?? -1)",
-             "\(photo.dateUploaded?.timeIntervalSinceReferenceDate ?? -1)", "\(photo.latitude ?? 999)", "\(photo.longitude ?? 999)",
-             photo.media ?? "-", "\(photo.visited?.timeIntervalSinceReferenceDate ?? -1)", photo.place?.name ?? "-",
-             photo.tagNames.joined(separator: ",")].joined(separator: "|")
-        }
-        let tags = try context.fetch(FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("name")])).map { "\($0.name)=\($0.count)" }
-        let places = try context.fetch(FetchRequest<Place>(sortedBy: [ObjectSortDescriptor("name")])).map { place in
-            "\(place.name)|\(place.placeID ?? "-")|\(place.firstVisited?.timeIntervalSinceReferenceDate ?? -1)"
-        }
-        return photos + tags + places
+        try store.contentLines()
     }
 
     @Test("importing in chunks leaves exactly what visiting the same drafts in one context leaves, updates and moves included")

@@ -12,20 +12,8 @@ struct StoredRowVisitTests {
     /// Everything a vacation holds, keys and versions of photos included (both stores are built
     /// alike, so they hand out the same keys).
     private static func content(of store: VacationStore) throws -> [String] {
-        let context = store.context()
-        let photos = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")])).map { photo in
-            [photo.unique, "\(photo.objectID)", photo.title ?? "-", photo.subtitle ?? "-", photo.imageURL ?? "-",
-             photo.thumbnailURL ?? "-", photo.owner ?? "-", "\(photo.dateTaken?.timeIntervalSinceReferenceDate ?? -1)",
-             "\(photo.dateUploaded?.timeIntervalSinceReferenceDate ?? -1)", "\(photo.latitude ?? 999)", "\(photo.longitude ?? 999)",
-             photo.media ?? "-", "\(photo.visited?.timeIntervalSinceReferenceDate ?? -1)", photo.place?.name ?? "-",
-             photo.tagNames.joined(separator: ",")].joined(separator: "|")
-        }
-        let tags = try context.fetch(FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("name")])).map { "\($0.name)=\($0.count)" }
-        let places = try context.fetch(FetchRequest<Place>(sortedBy: [ObjectSortDescriptor("name")])).map { place in
-            "\(place.name)|\(place.placeID ?? "-")|\(place.firstVisited?.timeIntervalSinceReferenceDate ?? -1)"
-        }
         let versions = try store.count("SELECT total(Z_OPT) FROM ZPHOTO") * 1_000_000 + store.count("SELECT total(Z_OPT) FROM ZPLACE")
-        return photos + tags + places + ["versions \(versions)"]
+        return try store.contentLines(keys: true) + ["versions \(versions)"]
     }
 
     private struct Draw {
@@ -175,5 +163,35 @@ struct StoredRowVisitTests {
         let again = try #require(try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids))
         #expect(again.objects.first { $0.id == photo.objectID }?.registered === photo)
         #expect(again.objects.allSatisfy { $0.members.isEmpty })
+    }
+}
+
+/// The result of `ObjectContext.storedObjects(_:whereKey:isIn:membersOf:)`: the rows, and
+/// where their properties are.
+struct StoredObjects {
+    var objects: [StoredObject]
+    let layout: StoredObjectLayout
+}
+
+extension ObjectContext {
+    /// The saved objects of `type` whose attribute `key` holds one of `values` (each listed
+    /// once: one listed twice gives its rows twice), as the store holds them, in the order of
+    /// `values`, with the members of the to-many relationship `toMany`: what
+    /// `forEachStoredObject(_:whereKey:isIn:membersOf:_:)` hands out, kept (for these tests).
+    /// Nil when this context cannot answer from the store alone.
+    ///
+    /// ```swift
+    /// if let stored = try context.storedObjects(Photo.self, whereKey: "unique", isIn: ids, membersOf: "tags") {
+    ///     let title = try stored.layout.attributeSlot("title")
+    ///     for row in stored.objects { print(row.string(at: title) ?? "", row.members.count) }
+    /// }
+    /// ```
+    func storedObjects<T: ManagedObject>(_ type: T.Type, whereKey key: String, isIn values: [String],
+                                         membersOf toMany: String? = nil) throws -> StoredObjects? {
+        var objects: [StoredObject] = []
+        guard let layout = try forEachStoredObject(type, whereKey: key, isIn: values, membersOf: toMany, { objects.append(copy $0) }) else {
+            return nil
+        }
+        return StoredObjects(objects: objects, layout: layout)
     }
 }

@@ -35,6 +35,28 @@ struct VacationStore {
 
     func problems() throws -> [String] { try VacationCheck.problems(in: coordinator) }
 
+    /// Everything the vacation holds, a line each: photos (with their keys when `keys`, for two
+    /// stores built alike, which hand out the same keys), tags with counts, places with first
+    /// visits.
+    func contentLines(keys: Bool = false) throws -> [String] {
+        let context = context()
+        let photos = try context.fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")])).map { photo -> String in
+            let identity: [String] = keys ? [photo.unique, "\(photo.objectID)"] : [photo.unique]
+            let values: [String] = [
+                photo.title ?? "-", photo.subtitle ?? "-", photo.imageURL ?? "-", photo.thumbnailURL ?? "-", photo.owner ?? "-",
+                "\(photo.dateTaken?.timeIntervalSinceReferenceDate ?? -1)", "\(photo.dateUploaded?.timeIntervalSinceReferenceDate ?? -1)",
+                "\(photo.latitude ?? 999)", "\(photo.longitude ?? 999)", photo.media ?? "-",
+                "\(photo.visited?.timeIntervalSinceReferenceDate ?? -1)", photo.place?.name ?? "-", photo.tagNames.joined(separator: ","),
+            ]
+            return (identity + values).joined(separator: "|")
+        }
+        let tags = try context.fetch(FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("name")])).map { "\($0.name)=\($0.count)" }
+        let places = try context.fetch(FetchRequest<Place>(sortedBy: [ObjectSortDescriptor("name")])).map { place in
+            "\(place.name)|\(place.placeID ?? "-")|\(place.firstVisited?.timeIntervalSinceReferenceDate ?? -1)"
+        }
+        return photos + tags + places
+    }
+
     func photos() throws -> [Photo] {
         try context().fetch(FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("unique")]))
     }
