@@ -55,10 +55,23 @@ final class SQLiteStore {
             readOnly: options.readOnly, create: !options.readOnly, journalMode: options.journalMode,
             busyTimeout: options.busyTimeout))
         try StoreFunctions.register(on: connection)
-        if try connection.tableExists("Z_METADATA") {
-            let stored = try StoreMetadata(connection: connection)
+        // A store this model found needing no migration before, unchanged since: no plan to make.
+        let fingerprint = options.checksSchema ? SchemaFingerprint.read(connection) : nil
+        if let fingerprint, let known = model.verifiedSchemas.metadata(for: fingerprint.fingerprint) {
+            (uuid, metadata) = (fingerprint.uuid, known)
+            try openHistory(tracking: options.tracksHistory, readOnly: options.readOnly)
+        } else if try connection.tableExists("Z_METADATA") {
+            // One read snapshot, so that the fingerprint remembered is that of the schema planned.
+            let opened = connection
+            let (stored, plan) = try opened.transaction {
+                let stored = try StoreMetadata(connection: opened)
+                let plan = options.checksSchema ? try MigrationPlanner(connection: opened, model: model, metadata: stored).plan() : .init()
+                if plan.isEmpty, fingerprint != nil, let current = SchemaFingerprint.read(opened) {
+                    model.verifiedSchemas.remember(current.fingerprint, metadata: stored.values)
+                }
+                return (stored, plan)
+            }
             (uuid, metadata) = (stored.uuid, stored.values)
-            let plan = options.checksSchema ? try MigrationPlanner(connection: connection, model: model, metadata: stored).plan() : .init()
             if options.readOnly {
                 // Index names and a table's CREATE text do not change what reading finds.
                 guard !plan.changesData else {
@@ -95,13 +108,14 @@ final class SQLiteStore {
     /// Starts writing history when the store has the history tables, adding them first when
     /// asked to track history (or when the model needs more tombstone columns than are there).
     private func openHistory(tracking: Bool, readOnly: Bool) throws {
-        let present = try HistorySchema.isPresent(on: connection)
+        var present = try HistorySchema.isPresent(on: connection)
         guard present || tracking else { return }
         if !readOnly, try HistorySchema.needsInstall(on: connection, model: model) {
             try connection.transaction(.immediate) { try HistorySchema.install(on: connection, model: model) }
             connection.clearStatementCache()
+            present = try HistorySchema.isPresent(on: connection)
         }
-        if try HistorySchema.isPresent(on: connection) { history = try HistoryRecorder(model: model, connection: connection) }
+        if present { history = try HistoryRecorder(model: model, connection: connection) }
     }
 
     // MARK: Metadata
