@@ -52,6 +52,9 @@ enum HistorySchema {
         model.entities.map { HistoryLayout.preservedAttributes(of: $0).count }.max() ?? 0
     }
 
+    /// Core Data's history tables; a store has history when it has all three.
+    static let tableNames: Set<String> = ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"]
+
     /// True when the store has Core Data's history tables.
     static func isPresent(on connection: Connection) throws -> Bool {
         // One statement rather than three: every store's open asks.

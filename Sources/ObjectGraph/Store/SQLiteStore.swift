@@ -55,22 +55,24 @@ final class SQLiteStore {
             readOnly: options.readOnly, create: !options.readOnly, journalMode: options.journalMode,
             busyTimeout: options.busyTimeout))
         try StoreFunctions.register(on: connection)
-        // A store this model found needing no migration before, unchanged since: no plan to make.
-        let fingerprint = options.checksSchema ? SchemaFingerprint.read(connection) : nil
-        if let fingerprint, let known = model.verifiedSchemas.metadata(for: fingerprint.fingerprint) {
-            (uuid, metadata) = (fingerprint.uuid, known)
-            try openHistory(tracking: options.tracksHistory, readOnly: options.readOnly)
-        } else if try connection.tableExists("Z_METADATA") {
-            // One read snapshot, so that the fingerprint remembered is that of the schema planned.
-            let opened = connection
-            let (stored, plan) = try opened.transaction {
-                let stored = try StoreMetadata(connection: opened)
-                let plan = options.checksSchema ? try MigrationPlanner(connection: opened, model: model, metadata: stored).plan() : .init()
-                if plan.isEmpty, fingerprint != nil, let current = SchemaFingerprint.read(opened) {
-                    model.verifiedSchemas.remember(current.fingerprint, metadata: stored.values)
-                }
-                return (stored, plan)
+        // The fingerprint and the plan from one read snapshot, so that the fingerprint a model
+        // remembers is that of the schema planned; a store it knows needs no plan at all.
+        let opened = connection
+        let opening = try opened.transaction { () throws -> Opening in
+            let reading = options.checksSchema ? SchemaFingerprint.read(opened) : nil
+            if let reading, let known = model.verifiedSchemas.metadata(for: reading.fingerprint) {
+                return .known(reading, metadata: known)
             }
+            guard try opened.tableExists("Z_METADATA") else { return .notCoreData }
+            let stored = try StoreMetadata(connection: opened)
+            let plan = options.checksSchema ? try MigrationPlanner(connection: opened, model: model, metadata: stored).plan() : .init()
+            if plan.isEmpty, let reading { model.verifiedSchemas.remember(reading.fingerprint, metadata: stored.values) }
+            return .planned(stored, plan)
+        }
+        if case .known(let reading, let known) = opening {
+            (uuid, metadata) = (reading.uuid, known)
+            try openHistory(tracking: options.tracksHistory, readOnly: options.readOnly, present: reading.hasHistoryTables)
+        } else if case .planned(let stored, let plan) = opening {
             (uuid, metadata) = (stored.uuid, stored.values)
             if options.readOnly {
                 // Index names and a table's CREATE text do not change what reading finds.
@@ -105,10 +107,20 @@ final class SQLiteStore {
         }
     }
 
+    /// What the store's open found before changing anything.
+    private enum Opening {
+        /// A store the model found needing no migration before, unchanged since.
+        case known(SchemaFingerprint.Reading, metadata: [String: any Sendable])
+        case planned(StoreMetadata, MigrationPlanner.Plan)
+        /// No `Z_METADATA`: a new file, or not a Core Data store.
+        case notCoreData
+    }
+
     /// Starts writing history when the store has the history tables, adding them first when
-    /// asked to track history (or when the model needs more tombstone columns than are there).
-    private func openHistory(tracking: Bool, readOnly: Bool) throws {
-        var present = try HistorySchema.isPresent(on: connection)
+    /// asked to track history (or when the model needs more tombstone columns than are there);
+    /// `present` when the caller knows whether they are there.
+    private func openHistory(tracking: Bool, readOnly: Bool, present known: Bool? = nil) throws {
+        var present = try known ?? HistorySchema.isPresent(on: connection)
         guard present || tracking else { return }
         if !readOnly, try HistorySchema.needsInstall(on: connection, model: model) {
             try connection.transaction(.immediate) { try HistorySchema.install(on: connection, model: model) }

@@ -19,22 +19,50 @@ struct SchemaFingerprint: Equatable, Sendable {
     /// The rows of `query` but for the UUID, each value as `Statement.appendRecord` writes it.
     var record: [UInt8]
 
-    /// The fingerprint and the store's UUID, or nil when the store lacks one of the three
-    /// tables, its metadata row, or cannot be read: the full open then finds out why, with
-    /// its own errors.
-    static func read(_ connection: Connection) -> (fingerprint: SchemaFingerprint, uuid: String)? {
+    static func == (left: SchemaFingerprint, right: SchemaFingerprint) -> Bool {
+        // Tens of kilobytes of SQL text: compared as memory, not byte by byte in Swift.
+        left.record.count == right.record.count && left.record.withUnsafeBytes { leftBytes in
+            right.record.withUnsafeBytes { rightBytes in
+                guard let leftStart = leftBytes.baseAddress, let rightStart = rightBytes.baseAddress else { return leftBytes.count == rightBytes.count }
+                return memcmp(leftStart, rightStart, leftBytes.count) == 0
+            }
+        }
+    }
+
+    /// What one read found: the fingerprint, the store's UUID, and (from the same rows) whether
+    /// it has the history tables.
+    struct Reading: Sendable {
+        var fingerprint: SchemaFingerprint
+        var uuid: String
+        var hasHistoryTables: Bool
+    }
+
+    /// The store's fingerprint, or nil when the store lacks one of the three tables, its
+    /// metadata row, or cannot be read: the full open then finds out why, with its own errors.
+    static func read(_ connection: Connection) -> Reading? {
         // A store that cannot answer this is opened the long way, which reports what is wrong:
         // the error here has no meaning of its own.
         guard let statement = try? connection.prepare(query) else { return nil }
         var record: [UInt8] = []
         record.reserveCapacity(32_768)
         var uuid: String?
+        var historyTables = 0
         while (try? statement.step()) == true {
             statement.appendRecord(of: 0..<3, to: &record)
-            if statement.string(at: 0) == metadataRow { uuid = statement.string(at: 3) ?? "" } else { statement.appendRecord(of: 3..<4, to: &record) }
+            switch statement.string(at: 0) {
+            case metadataRow:
+                uuid = statement.string(at: 3) ?? ""
+                continue
+            case "table":
+                if let name = statement.string(at: 1), HistorySchema.tableNames.contains(name) { historyTables += 1 }
+            default:
+                break
+            }
+            statement.appendRecord(of: 3..<4, to: &record)
         }
         guard let uuid else { return nil }
-        return (SchemaFingerprint(record: record), uuid)
+        return Reading(fingerprint: SchemaFingerprint(record: record), uuid: uuid,
+                       hasHistoryTables: historyTables == HistorySchema.tableNames.count)
     }
 
     private static let metadataRow = "Z_METADATA"
