@@ -115,14 +115,14 @@ extension ObjectContext {
                         }
                     }
                 }
-                registry.reserveCapacity(registry.count + objects.count)
+                registry.reserveCapacity(additional: objects.count, forEntity: plan.entity)
                 for object in objects { registry[object.objectID] = object }
                 if targetsInOwnTable { registerTargetFaults(of: objects) }
                 return objects
             }
             let snapshots = try source.fetchSnapshots(plan)
             // Room for them all at once: growing a large registry step by step rehashes it.
-            registry.reserveCapacity(registry.count + snapshots.count)
+            registry.reserveCapacity(additional: snapshots.count, forEntity: plan.entity)
             objects = snapshots.compactMap { register($0) }
             registerTargetFaults(of: objects)
             return objects
