@@ -20,13 +20,26 @@ final class SQLiteStore {
     var rowReaders: [String: RowReader] = [:]
     /// Compiled predicates and orders, so that a repeated fetch does not compile again; the
     /// least recently used goes first once `compiledQueryLimit` are kept.
-    var compiledQueries = LeastRecentlyUsedCache<CompiledQueryKey, SQLFetchQuery>(capacity: SQLiteStore.compiledQueryLimit)
+    var compiledQueries = LeastRecentlyUsedCache<CompiledQueryKey, CompiledQuery>(capacity: SQLiteStore.compiledQueryLimit)
     static let compiledQueryLimit = 512
 
     struct CompiledQueryKey: Hashable {
         var entity: Int
+        /// The predicate itself, or a shape's stand-in predicate (`PredicateShape`).
         var predicate: ObjectPredicate?
         var sortDescriptors: [ObjectSortDescriptor]
+        /// Whether `predicate` is a shape's: one query for all the predicates of that shape.
+        var isShape = false
+    }
+
+    /// What the cache keeps for a key.
+    enum CompiledQuery {
+        /// The query of a predicate keyed by its values.
+        case exact(SQLFetchQuery)
+        /// The query of a shape's stand-ins, and where its arguments come from.
+        case template(SQLFetchQuery, [QueryArgumentSource])
+        /// A shape whose query turned out to depend on its constants: key by values instead.
+        case byValue
     }
     /// Statements for writing rows, prepared on first use (see `WritePlans`).
     var writePlans = WritePlans()
