@@ -57,7 +57,8 @@ package final class PredicateEvaluator {
     private var schemaChecks: [ObjectIdentifier: (schema: AnyObject, failure: (any Error)?)] = [:]
 
     private struct RegularExpressionKey: Hashable {
-        let pattern: String
+        /// By bytes: canonically equivalent patterns are different expressions.
+        let pattern: ExactString
         let caseInsensitive: Bool
     }
 
@@ -228,7 +229,7 @@ package final class PredicateEvaluator {
     }
 
     func compiledRegularExpression(_ pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) -> PredicateRegularExpression {
-        let key = RegularExpressionKey(pattern: pattern, caseInsensitive: caseInsensitive)
+        let key = RegularExpressionKey(pattern: ExactString(pattern), caseInsensitive: caseInsensitive)
         if let cached = regularExpressions[key] { return cached }
         let compiled = try PredicateRegularExpression(pattern, caseInsensitive: caseInsensitive)
         regularExpressions[key] = compiled

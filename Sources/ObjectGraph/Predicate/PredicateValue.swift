@@ -119,3 +119,55 @@ extension PredicateValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral,
     /// An array literal is `.array`, for `IN`.
     public init(arrayLiteral elements: PredicateValue...) { self = .array(elements) }
 }
+
+extension PredicateValue {
+    /// Structural equality, strings by their UTF-8 bytes: "é" and "e\u{301}" are different
+    /// constants, as they are to SQLite and to the evaluator, although Swift's `String ==`
+    /// takes them for one. Caches keyed by predicates (compiled queries) rely on this.
+    public static func == (lhs: PredicateValue, rhs: PredicateValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(left), .bool(right)): left == right
+        case let (.int(left), .int(right)): left == right
+        case let (.double(left), .double(right)): left == right
+        case let (.string(left), .string(right)): left.utf8.elementsEqual(right.utf8)
+        case let (.date(left), .date(right)): left == right
+        case let (.data(left), .data(right)): left == right
+        case let (.array(left), .array(right)): left == right
+        case let (.object(left), .object(right)): left == right
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0 as UInt8)
+        case .bool(let value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value)
+        case .int(let value):
+            hasher.combine(2 as UInt8)
+            hasher.combine(value)
+        case .double(let value):
+            hasher.combine(3 as UInt8)
+            hasher.combine(value)
+        case .string(var value):
+            hasher.combine(4 as UInt8)
+            value.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(value.utf8.count)
+        case .date(let value):
+            hasher.combine(5 as UInt8)
+            hasher.combine(value)
+        case .data(let value):
+            hasher.combine(6 as UInt8)
+            hasher.combine(value)
+        case .array(let values):
+            hasher.combine(7 as UInt8)
+            hasher.combine(values)
+        case .object(let reference):
+            hasher.combine(8 as UInt8)
+            hasher.combine(reference)
+        }
+    }
+}

@@ -119,8 +119,9 @@ private final class StringMatcher {
     private var lastRight: [UInt8]?
     private var lastFolding = StringComparisonOptions()
     private var lastFolded = ""
-    private var expressions: [String: PredicateRegularExpression] = [:]
-    private var caseInsensitiveExpressions: [String: PredicateRegularExpression] = [:]
+    /// By bytes (`ExactString`): canonically equivalent patterns are different expressions.
+    private var expressions: [ExactString: PredicateRegularExpression] = [:]
+    private var caseInsensitiveExpressions: [ExactString: PredicateRegularExpression] = [:]
     private static let expressionLimit = 64
 
     func match(_ arguments: [SQLiteValue]) throws -> SQLiteValue {
@@ -144,13 +145,14 @@ private final class StringMatcher {
     }
 
     private func expression(_ pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) -> PredicateRegularExpression {
-        if let cached = caseInsensitive ? caseInsensitiveExpressions[pattern] : expressions[pattern] { return cached }
+        let key = ExactString(pattern)
+        if let cached = caseInsensitive ? caseInsensitiveExpressions[key] : expressions[key] { return cached }
         let compiled = try PredicateRegularExpression(pattern, caseInsensitive: caseInsensitive)
         if expressions.count + caseInsensitiveExpressions.count >= Self.expressionLimit {
             expressions.removeAll()
             caseInsensitiveExpressions.removeAll()
         }
-        if caseInsensitive { caseInsensitiveExpressions[pattern] = compiled } else { expressions[pattern] = compiled }
+        if caseInsensitive { caseInsensitiveExpressions[key] = compiled } else { expressions[key] = compiled }
         return compiled
     }
 }
