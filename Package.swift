@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "CCurlLoader", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit", "CCurlLoader"],
                           swiftSettings: [.unsafeFlags(["-static-stdlib", "-Xfrontend", "-disable-autolink-library", "-Xfrontend", "curl"], .when(platforms: [.linux]))],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]),
+                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"], .when(platforms: [.linux]))]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
         // A VFS that fails the Nth I/O call (SQLite's I/O-error tests); only test code links it.
@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "DocStoreCLI", dependencies: ["CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB", "Timestamps"]),
         .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "CommandLineKit"],
                           swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]),
+                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"], .when(platforms: [.linux]))]),
         .testTarget(name: "DocStoreCLITests", dependencies: ["DocStoreCLI", "CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB", "TestSupport"],
                     exclude: ["Scripts"]),
         // Reliability: what each fuzz target checks (shared with the regression tests), the libFuzzer
