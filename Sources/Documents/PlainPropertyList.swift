@@ -23,8 +23,9 @@ enum PlainPropertyList {
 
     /// The dictionary's values by key; nil unless the whole file is in the plain form.
     static func values(_ data: Data) -> [String: Value]? {
-        guard let text = String(data: data, encoding: .utf8) else { return nil }
-        var scanner = Scanner(text[...])
+        // Valid UTF-8 throughout, so that text cut at ASCII markup is valid too.
+        guard String(validating: data, as: UTF8.self) != nil else { return nil }
+        var scanner = Scanner(Array(data))
         guard scanner.skip(header) else { return nil }
         var values: [String: Value] = [:]
         while true {
@@ -96,44 +97,59 @@ enum PlainPropertyList {
         return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
     }
 
-    /// Just enough of a scanner for the plain form: literal text, whitespace, and text up to a
-    /// closing tag with XML's five named entities.
+    /// Just enough of a scanner for the plain form, over the file's bytes: literal text,
+    /// whitespace, and text up to a closing tag with XML's five named entities.
     private struct Scanner {
-        var rest: Substring
+        let bytes: [UInt8]
+        var position = 0
 
-        init(_ text: Substring) { rest = text }
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-        var isAtEnd: Bool { rest.isEmpty }
+        var isAtEnd: Bool { position == bytes.count }
+
+        private func matches(_ literal: String, at index: Int) -> Bool {
+            var index = index
+            for byte in literal.utf8 {
+                guard index < bytes.count, bytes[index] == byte else { return false }
+                index += 1
+            }
+            return true
+        }
 
         mutating func skip(_ literal: String) -> Bool {
-            guard rest.hasPrefix(literal) else { return false }
-            rest = rest.dropFirst(literal.count)
+            guard matches(literal, at: position) else { return false }
+            position += literal.utf8.count
             return true
         }
 
         mutating func skipWhitespace() {
-            rest = rest.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+            while position < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { position += 1 }
         }
 
         /// The text before `end` (which is consumed), its entities replaced; nil when the text
-        /// holds markup, a character reference or an entity other than the five.
+        /// holds markup, a carriage return (XML reads it as a line feed), a character reference
+        /// or an entity other than the five.
         mutating func text(until end: String) -> String? {
-            guard let close = rest.range(of: end) else { return nil }
-            let raw = rest[..<close.lowerBound]
-            rest = rest[close.upperBound...]
-            guard !raw.contains("<") else { return nil }
-            guard raw.contains("&") else { return String(raw) }
-            var result = ""
-            var remaining = raw
-            while let ampersand = remaining.firstIndex(of: "&") {
-                result += remaining[..<ampersand]
-                remaining = remaining[ampersand...]
-                let entities = [("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'")]
-                guard let (entity, character) = entities.first(where: { remaining.hasPrefix($0.0) }) else { return nil }
-                result += character
-                remaining = remaining.dropFirst(entity.count)
+            var text: [UInt8] = []
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == 0x3C {  // <
+                    guard matches(end, at: position) else { return nil }
+                    position += end.utf8.count
+                    return String(decoding: text, as: UTF8.self)
+                }
+                if byte == 0x0D { return nil }
+                if byte == 0x26 {  // &
+                    let entities: [(String, UInt8)] = [("&amp;", 0x26), ("&lt;", 0x3C), ("&gt;", 0x3E), ("&quot;", 0x22), ("&apos;", 0x27)]
+                    guard let (entity, character) = entities.first(where: { matches($0.0, at: position) }) else { return nil }
+                    text.append(character)
+                    position += entity.utf8.count
+                    continue
+                }
+                text.append(byte)
+                position += 1
             }
-            return result + remaining
+            return nil
         }
     }
 }

@@ -91,6 +91,7 @@ struct PlainPropertyListTests {
         "\t<key>modelVersion</key>\n\t<string><![CDATA[2]]></string>",
         "\t<key>modelVersion</key>\n\t<string>&#50;</string>",
         "\t<key>modelVersion</key>\n\t<string>&nbsp;</string>",
+        "\t<key>modelVersion</key>\n\t<string>a\r\nb</string>",
         "\t<!-- a comment -->\n\t<key>modelVersion</key>\n\t<string>2</string>",
         "\t<key>formatVersion</key>\n\t<real>1.5</real>",
         "\t<key>formatVersion</key>\n\t<integer>12345678901234567890</integer>",
