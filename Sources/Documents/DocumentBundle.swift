@@ -24,8 +24,15 @@ public struct DocumentBundle: Sendable, Equatable {
     /// The bundle's folder, `<name>.<extension>`.
     public let url: URL
 
+    /// `url.path`, made once: every open asks for the bundle's paths several times, and each
+    /// `URL` path or appended component costs a URL parse on Linux.
+    let path: String
+
     /// The bundle at `url`; nothing is read or created.
-    public init(url: URL) { self.url = url }
+    public init(url: URL) {
+        self.url = url
+        path = url.path
+    }
 
     /// The SQLite store: `StoreContent/persistentStore`.
     public var storeURL: URL {
@@ -38,8 +45,12 @@ public struct DocumentBundle: Sendable, Equatable {
         url.appendingPathComponent(Self.additionalContentFolderName, isDirectory: true)
     }
 
-    var path: String { url.path }
-    var storePath: String { storeURL.path }
+    /// `storeURL.path`, `metadataURL.path` and `additionalContentURL.path`, joined as strings.
+    var storePath: String { join(Self.storeFolderName + "/" + Self.storeFileName) }
+    var metadataPath: String { join(Self.metadataFileName) }
+    var additionalContentPath: String { join(Self.additionalContentFolderName) }
+
+    private func join(_ relative: String) -> String { (path.hasSuffix("/") ? path : path + "/") + relative }
 
     /// Checks that the bundle is laid out as expected and that nothing on the way to the store
     /// is a symbolic link (SQLite would follow one, and write wherever it points).
@@ -50,14 +61,14 @@ public struct DocumentBundle: Sendable, Equatable {
         case .symbolicLink: throw DocumentError(.unsafePath(reason: "its bundle is a symbolic link"), subject)
         case .file, .other: throw DocumentError(.corrupt(detail: "its bundle is not a folder"), subject)
         }
-        let storeFolder = path + "/" + Self.storeFolderName
+        let storeFolder = join(Self.storeFolderName)
         let expectations: [(String, FileSystem.EntryKind, Bool)] = [
             (storeFolder, .directory, true),
             (storePath, .file, true),
             (storePath + "-wal", .file, false),
             (storePath + "-shm", .file, false),
-            (metadataURL.path, .file, false),
-            (additionalContentURL.path, .directory, false),
+            (metadataPath, .file, false),
+            (additionalContentPath, .directory, false),
         ]
         for (entry, expected, required) in expectations {
             let found = FileSystem.kind(at: entry)

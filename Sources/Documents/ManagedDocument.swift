@@ -162,12 +162,12 @@ public final class ManagedDocument {
         let storeDate = FileSystem.modificationDate(at: bundle.storePath) ?? Date()
         let fallback = DocumentMetadata(modelVersion: model.versionIdentifier, created: storeDate, modified: storeDate,
                                         appVersion: configuration.appVersion)
-        var metadata = try DocumentMetadata.read(from: bundle.metadataURL.path, fallback: fallback)
+        var metadata = try DocumentMetadata.read(from: bundle.metadataPath, fallback: fallback)
         let changes = try Self.totalChanges(coordinator, subject: subject)
-        if mode == .readWrite && (metadata.modelVersion != model.versionIdentifier || FileSystem.kind(at: bundle.metadataURL.path) == nil) {
+        if mode == .readWrite && (metadata.modelVersion != model.versionIdentifier || FileSystem.kind(at: bundle.metadataPath) == nil) {
             metadata.modelVersion = model.versionIdentifier
             metadata.appVersion = configuration.appVersion
-            try metadata.write(to: bundle.metadataURL.path)
+            try metadata.write(to: bundle.metadataPath)
         }
         session = Session(container: container, lock: lock, mode: mode, changeObservation: nil,
                           changesAtLastMetadataWrite: changes)

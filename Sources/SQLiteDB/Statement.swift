@@ -167,6 +167,31 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// Appends the current row's `columns` to `bytes` exactly and unambiguously, each as its
+    /// storage class, then (text and blobs) its length and bytes as stored or (numbers) their
+    /// 8 bytes: a record to compare rows by without making values of them.
+    package func appendRecord(of columns: Range<Int>, to bytes: inout [UInt8]) {
+        func append(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        for index in columns {
+            let column = Int32(index)
+            let type = sqlite3_column_type(handle, column)
+            bytes.append(UInt8(truncatingIfNeeded: type))
+            switch type {
+            case SQLITE_INTEGER:
+                append(UInt64(bitPattern: sqlite3_column_int64(handle, column)))
+            case SQLITE_FLOAT:
+                append(sqlite3_column_double(handle, column).bitPattern)
+            case SQLITE_TEXT, SQLITE_BLOB:
+                let start = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_column_text(handle, column)) : sqlite3_column_blob(handle, column)
+                let count = Int(sqlite3_column_bytes(handle, column))
+                append(UInt64(count))
+                if let start, count > 0 { bytes.append(contentsOf: UnsafeRawBufferPointer(start: start, count: count)) }
+            default:
+                continue
+            }
+        }
+    }
+
     /// The column as bytes, or nil when it is NULL; an empty blob is empty `Data`.
     public func data(at index: Int) -> Data? {
         let column = Int32(index)

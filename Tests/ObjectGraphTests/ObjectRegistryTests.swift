@@ -17,7 +17,9 @@ struct ObjectRegistryTests {
         // Few distinct keys, close together: long probe runs, and removals inside them.
         let keySpace = Int64(seed % 2 == 0 ? 300 : 5_000)
         for step in 0..<20_000 {
-            let id = ObjectID(entityNumber: Int(random.next() % 3) + 1, primaryKey: Int64(random.next() % UInt64(keySpace)) - 5)
+            // Entities with and without objects yet; now and then the one key no table slot can hold.
+            let key = random.next() % 64 == 0 ? Int64.min : Int64(random.next() % UInt64(keySpace)) - 5
+            let id = ObjectID(entityNumber: Int(random.next() % 4), primaryKey: key)
             switch random.next() % 10 {
             case 0..<5:
                 let object = Tag(context: context)
@@ -39,12 +41,13 @@ struct ObjectRegistryTests {
         }
         #expect(registry.count == expected.count && registry.isEmpty == expected.isEmpty)
         for (key, object) in expected { #expect(registry[key] === object) }
+        for entity in [-1, 9, 1_000] { #expect(registry[ObjectID(entityNumber: entity, primaryKey: 1)] == nil) }
         let copy = registry
         registry.removeAll()
         #expect(registry.isEmpty && registry.values.isEmpty && copy.count == expected.count)
     }
 
-    @Test("reserving room keeps every entry, and a copy is not changed by the original")
+    @Test("reserving room for an entity keeps every entry, and a copy is not changed by the original")
     func reserveAndCopy() throws {
         let store = try TestStore()
         let context = store.context()
@@ -52,7 +55,8 @@ struct ObjectRegistryTests {
         let objects = (0..<100).map { _ in Tag(context: context) }
         for (key, object) in objects.enumerated() { registry[ObjectID(entityNumber: 1, primaryKey: Int64(key))] = object }
         let copy = registry
-        registry.reserveCapacity(10_000)
+        registry.reserveCapacity(additional: 10_000, forEntity: 1)
+        registry.reserveCapacity(additional: 10, forEntity: 3)
         registry.removeValue(forKey: ObjectID(entityNumber: 1, primaryKey: 7))
         #expect(registry.count == 99 && copy.count == 100)
         #expect(copy[ObjectID(entityNumber: 1, primaryKey: 7)] === objects[7])

@@ -92,19 +92,38 @@ extension ObjectContext {
                 // its object as SQLite steps to it (no list of snapshots in between), and as
                 // rows of one table have distinct keys, none can be registered already: they
                 // are registered together at the end, into a registry made large enough once.
+                // Their to-one targets are registered as each row arrives, while it is at hand
+                // and the registry is small (a second pass over a large fetch's objects met
+                // each of them out of the processor's caches): all but targets in the fetched
+                // rows' own table, which must wait for those rows.
+                let fetchedRoot = model[plan.entity].root
+                var previousTargets: [ObjectID?] = []
+                var targetsInOwnTable = false
                 try coordinator.withStore { store in
                     try store.fetch(plan) { snapshot in
-                        if let object = makeObject(snapshot) { objects.append(object) }
+                        guard let object = makeObject(snapshot) else { return }
+                        objects.append(object)
+                        // Rows that point to the same objects mostly share one array (`RowReader`).
+                        guard !snapshot.toOne.isEmpty, snapshot.toOne != previousTargets else { return }
+                        previousTargets = snapshot.toOne
+                        for case let target? in snapshot.toOne {
+                            if model.entity(number: target.entityNumber)?.root == fetchedRoot {
+                                targetsInOwnTable = true
+                            } else {
+                                _ = registeredOrFault(target)
+                            }
+                        }
                     }
                 }
-                registry.reserveCapacity(objects.count)
+                registry.reserveCapacity(additional: objects.count, forEntity: plan.entity)
                 for object in objects { registry[object.objectID] = object }
-            } else {
-                let snapshots = try source.fetchSnapshots(plan)
-                // Room for them all at once: growing a large registry step by step rehashes it.
-                registry.reserveCapacity(registry.count + snapshots.count)
-                objects = snapshots.compactMap { register($0) }
+                if targetsInOwnTable { registerTargetFaults(of: objects) }
+                return objects
             }
+            let snapshots = try source.fetchSnapshots(plan)
+            // Room for them all at once: growing a large registry step by step rehashes it.
+            registry.reserveCapacity(additional: snapshots.count, forEntity: plan.entity)
+            objects = snapshots.compactMap { register($0) }
             registerTargetFaults(of: objects)
             return objects
         }

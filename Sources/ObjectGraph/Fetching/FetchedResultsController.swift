@@ -195,68 +195,27 @@ public final class FetchedResultsController<Result: ManagedObject> {
     }
 
     private func fetchSectionsRecordingFailures() throws -> [Section] {
-        let objects = try context.fetch(request)
+        // The class's own code runs unspecialized outside this module (the result class is
+        // the caller's), where every generic array operation per object (`last`, `append`, a
+        // cast) cost more than naming the object's section: the objects are cast as one
+        // array, and sectioned by non-generic code (`ResultsSectioning`).
+        let found = try context.fetchObjects(for: request)
+        let objects: [Result]
+        let sectioned: [ManagedObject]
+        if let all = found as? [Result] {
+            (objects, sectioned) = (all, found)
+        } else {
+            objects = found.compactMap { downcast($0, to: Result.self) }
+            sectioned = objects.map { $0 }
+        }
         guard let sectionKeyPath else { return [Section(name: "", objects: objects)] }
         var result: [Section] = []
-        let parts = sectionKeyPath.split(separator: ".").map(String.init)
-        // Objects come sorted by the section key, so neighbours mostly point to the same
-        // object for the key path's first step (the photos of one place): the name is worked
-        // out once per run of them, from the to-one's key alone.
-        var firstSteps: [Int: Int?] = [:]
-        var last: (target: ObjectID, name: String)?
-        for object in objects {
-            let name: String
-            let slot = parts.count > 1 ? firstSteps[object.entity.number] ?? {
-                let relationship = object.entity.relationship(named: parts[0])
-                let slot = relationship.flatMap { $0.isToMany ? nil : $0.slot }
-                firstSteps[object.entity.number] = slot
-                return slot
-            }() : nil
-            if let slot {
-                object.fireFaultIfNeeded()
-                let target = object.toOne[slot]
-                if let target, let last, last.target == target {
-                    name = last.name
-                } else {
-                    name = Self.sectionName(of: object, parts: parts[...])
-                    last = target.map { ($0, name) }
-                }
-            } else {
-                name = Self.sectionName(of: object, parts: parts[...])
-            }
-            if result.last?.name == name {
-                result[result.count - 1].objects.append(object)
-            } else {
-                result.append(Section(name: name, objects: [object]))
-            }
+        var start = 0
+        for run in ResultsSectioning.runs(of: sectioned, keyPath: sectionKeyPath) {
+            result.append(Section(name: run.name, objects: Array(objects[start..<start + run.count])))
+            start += run.count
         }
         return result
-    }
-
-    static func sectionName(of object: ManagedObject, keyPath: String) -> String {
-        sectionName(of: object, parts: keyPath.split(separator: ".").map(String.init)[...])
-    }
-
-    private static func sectionName(of object: ManagedObject, parts: ArraySlice<String>) -> String {
-        var current: ManagedObject? = object
-        for (index, part) in zip(parts.indices, parts) {
-            guard let node = current else { return "" }
-            if index == parts.endIndex - 1 {
-                // Only a key the entity lacks throws here, and the fetch has checked the key path
-                // against the model already; a value that fails to load is recorded in the context.
-                guard let value = try? node.storedValue(forKey: part) else { return "" }
-                switch value {
-                case .null: return ""
-                case .text(let text): return text
-                case .integer(let integer): return String(integer)
-                case .real(let real): return String(real)
-                case .blob(let data): return data.base64EncodedString()
-                }
-            }
-            // As above: the key path was checked, and a load failure is recorded, not thrown.
-            current = try? node.object(forKey: part)
-        }
-        return ""
     }
 
     // MARK: Diffing

@@ -397,12 +397,18 @@ extension PredicateSQLCompilation {
 
     /// The stored form a constant binds as, with strings folded; nil when it has none.
     func bindValue(_ value: PredicateValue, folding: StringComparisonOptions) -> SQLiteValue? {
+        if case .string(let text) = value, !folding.isEmpty { return .text(PredicateStringFolding.fold(text, options: folding)) }
+        return Self.plainBindValue(value)
+    }
+
+    /// The stored form a constant binds as when nothing folds it; nil when it has none.
+    static func plainBindValue(_ value: PredicateValue) -> SQLiteValue? {
         switch value {
         case .null: return .null
         case .bool(let flag): return .integer(flag ? 1 : 0)
         case .int(let number): return .integer(number)
         case .double(let number): return .real(number)
-        case .string(let text): return .text(PredicateStringFolding.fold(text, options: folding))
+        case .string(let text): return .text(text)
         case .date(let date): return .real(date.timeIntervalSinceReferenceDate)
         case .data(let data): return .blob(data)
         case .object(let reference): return (reference.base as? ObjectID).map { .integer($0.primaryKey) }

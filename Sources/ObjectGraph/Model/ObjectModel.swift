@@ -24,6 +24,8 @@ public final class ObjectModel: Sendable {
     /// For each entity (by number - 1) and relationship index: whether the relationship's join
     /// table rows are written from its side (it is the join table's source).
     private let joinTableOwnership: [[Bool]]
+    /// Stores this model found needing no migration, so that opening one again skips the plan.
+    package let verifiedSchemas = VerifiedSchemas()
 
     /// A many-to-many join table: `Z_<n><RELATIONSHIP>`.
     public struct JoinTable: Sendable, Equatable {

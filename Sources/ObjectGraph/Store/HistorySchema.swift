@@ -52,9 +52,15 @@ enum HistorySchema {
         model.entities.map { HistoryLayout.preservedAttributes(of: $0).count }.max() ?? 0
     }
 
+    /// Core Data's history tables; a store has history when it has all three.
+    static let tableNames: Set<String> = ["ATRANSACTION", "ACHANGE", "ATRANSACTIONSTRING"]
+
     /// True when the store has Core Data's history tables.
     static func isPresent(on connection: Connection) throws -> Bool {
-        try connection.tableExists("ATRANSACTION") && connection.tableExists("ACHANGE") && connection.tableExists("ATRANSACTIONSTRING")
+        // One statement rather than three: every store's open asks.
+        try connection.scalar(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')"
+        )?.integerValue == 3
     }
 
     /// Every statement that adds history to a store that has none; `Z_PRIMARYKEY` must exist.

@@ -82,17 +82,18 @@ final class RowReader {
             layout = found
             lastLayout = (entityNumber, found)
         }
-        // Filled in place: every row of a large fetch makes this array.
+        // Every row of a large fetch makes this array. Reserved, then appended to: the
+        // standard library's uninitialized-capacity initializer allocated through generic code
+        // that looked the array's storage class up again for every row (about 400 instructions).
         let codes = layout.columnCodes
-        let values = [SQLiteValue](unsafeUninitializedCapacity: codes.count) { buffer, count in
-            codes.withUnsafeBufferPointer { codes in
-                for (slot, code) in codes.enumerated() {
-                    var value = code >= 0 ? statement.value(at: (code >> 1) + offset) : .null
-                    if code & 1 == 1, case .integer(let integer) = value { value = .real(Double(integer)) }
-                    buffer.initializeElement(at: slot, to: value)
-                }
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(codes.count)
+        codes.withUnsafeBufferPointer { codes in
+            for code in codes {
+                var value = code >= 0 ? statement.value(at: (code >> 1) + offset) : .null
+                if code & 1 == 1, case .integer(let integer) = value { value = .real(Double(integer)) }
+                values.append(value)
             }
-            count = codes.count
         }
         let toOne: [ObjectID?]
         if layout.toOneColumns.count == 1 {

@@ -33,15 +33,55 @@ extension SQLiteStore {
     /// for again, hashing it costs as much as compiling it, and the cache would hold every
     /// chunk's ids (and their JSON argument) until 512 others pushed them out — memory that grew
     /// with the feed (README.md, "Performance").
+    ///
+    /// A predicate with a shape (`PredicateShape`: its SQL depends only on the kinds of its
+    /// constants, such as a lookup by one id or a few names) is kept once per shape, its
+    /// constants bound anew each time; others are kept by their values.
     func compiledQuery(entity: Entity, predicate: ObjectPredicate?, sortDescriptors: [ObjectSortDescriptor]) throws -> SQLFetchQuery {
+        if let predicate, let shape = PredicateShape(predicate),
+           let query = try shapedQuery(shape, predicate: predicate, entity: entity, sortDescriptors: sortDescriptors) {
+            return query
+        }
         if let predicate, !predicate.isWorthCaching {
             return try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, model: model)
         }
         let key = CompiledQueryKey(entity: entity.number, predicate: predicate, sortDescriptors: sortDescriptors)
-        if let query = compiledQueries.value(forKey: key) { return query }
+        if case .exact(let query) = compiledQueries.value(forKey: key) { return query }
         let query = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, model: model)
-        compiledQueries.insert(query, forKey: key)
+        compiledQueries.insert(.exact(query), forKey: key)
         return query
+    }
+
+    /// The query of `predicate` from its shape's template, made and kept on first use; nil when
+    /// the shape has no template (compile by value then).
+    ///
+    /// A template is the query compiled from the stand-ins, kept only if every argument is a
+    /// stand-in's value or a boolean the shape keeps, and if it gives, bound with this
+    /// predicate's constants, exactly the query compiled from the predicate itself. A stand-in
+    /// predicate that does not compile says nothing about the real one, which is compiled and
+    /// throws its own error (naming its own constants).
+    private func shapedQuery(_ shape: PredicateShape, predicate: ObjectPredicate, entity: Entity,
+                             sortDescriptors: [ObjectSortDescriptor]) throws -> SQLFetchQuery? {
+        let key = CompiledQueryKey(entity: entity.number, predicate: shape.standIn, sortDescriptors: sortDescriptors, isShape: true)
+        switch compiledQueries.value(forKey: key) {
+        case .template(let query, let sources):
+            return query.binding(shape.values, sources: sources)
+        case .byValue:
+            return nil
+        case .exact, nil:
+            break
+        }
+        let exact = try PredicateSQLCompiler.compile(predicate: predicate, sortDescriptors: sortDescriptors, entity: entity, model: model)
+        // A stand-in's error would name a stand-in: the real predicate compiled, so the shape just has no template.
+        guard let standIn = try? PredicateSQLCompiler.compile(predicate: shape.standIn, sortDescriptors: sortDescriptors,
+                                                              entity: entity, model: model),
+              let sources = standIn.argumentSources(for: shape),
+              standIn.binding(shape.values, sources: sources) == exact else {
+            compiledQueries.insert(.byValue, forKey: key)
+            return nil
+        }
+        compiledQueries.insert(.template(standIn, sources), forKey: key)
+        return exact
     }
 
     /// Rows matching `plan`, in its order and window.

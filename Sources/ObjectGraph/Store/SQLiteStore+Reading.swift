@@ -43,6 +43,11 @@ extension SQLiteStore {
         return result
     }
 
+    /// Key lists up to this long are read a key at a time with a prepared `= ?`: SQLite builds
+    /// a `json_each` list into a table of its own before it probes the index, which costs more
+    /// than a few point lookups (a small save's version check, a lookup's prefetch).
+    static let pointLookupLimit = 16
+
     /// `Z_OPT` of each object whose row exists.
     func versions(of ids: [ObjectID]) throws -> [ObjectID: Int64] {
         var byTable: [String: [Int64]] = [:]
@@ -52,6 +57,14 @@ extension SQLiteStore {
         }
         var result: [ObjectID: Int64] = [:]
         for (table, keys) in byTable {
+            if keys.count <= Self.pointLookupLimit {
+                let statement = try connection.cachedStatement("SELECT Z_ENT, Z_OPT FROM \(table) WHERE Z_PK = ?")
+                for key in keys {
+                    statement.bind(key, at: 0)
+                    try statement.forEachRow { row in result[ObjectID(entityNumber: row.int(at: 0), primaryKey: key)] = row.int64(at: 1) }
+                }
+                continue
+            }
             let statement = try connection.cachedStatement(
                 "SELECT Z_PK, Z_ENT, Z_OPT FROM \(table) WHERE Z_PK IN (SELECT value FROM json_each(?))")
             statement.bind(Self.jsonList(keys), at: 0)
@@ -80,6 +93,18 @@ extension SQLiteStore {
     /// Each (source key, member) of a to-many relationship for many sources at once, in no
     /// particular order.
     func forEachRelated(of sources: [Int64], relationship: EntityRelationship, _ body: (Int64, ObjectID) -> Void) throws {
+        if sources.count <= Self.pointLookupLimit {
+            guard let sql = relatedQuery(relationship, sourceCondition: "= ?") else { return }
+            let statement = try connection.cachedStatement(sql)
+            // A source listed twice is read once, as `IN` reads it.
+            for (index, source) in sources.enumerated() where !sources[..<index].contains(source) {
+                statement.bind(source, at: 0)
+                try statement.forEachRow { row in
+                    body(row.int64(at: 0), ObjectID(entityNumber: row.int(at: 2), primaryKey: row.int64(at: 1)))
+                }
+            }
+            return
+        }
         guard let sql = relatedQuery(relationship, sourceCondition: "IN (SELECT value FROM json_each(?))") else { return }
         let statement = try connection.cachedStatement(sql)
         statement.bind(Self.jsonList(sources), at: 0)

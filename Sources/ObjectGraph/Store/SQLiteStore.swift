@@ -20,13 +20,26 @@ final class SQLiteStore {
     var rowReaders: [String: RowReader] = [:]
     /// Compiled predicates and orders, so that a repeated fetch does not compile again; the
     /// least recently used goes first once `compiledQueryLimit` are kept.
-    var compiledQueries = LeastRecentlyUsedCache<CompiledQueryKey, SQLFetchQuery>(capacity: SQLiteStore.compiledQueryLimit)
+    var compiledQueries = LeastRecentlyUsedCache<CompiledQueryKey, CompiledQuery>(capacity: SQLiteStore.compiledQueryLimit)
     static let compiledQueryLimit = 512
 
     struct CompiledQueryKey: Hashable {
         var entity: Int
+        /// The predicate itself, or a shape's stand-in predicate (`PredicateShape`).
         var predicate: ObjectPredicate?
         var sortDescriptors: [ObjectSortDescriptor]
+        /// Whether `predicate` is a shape's: one query for all the predicates of that shape.
+        var isShape = false
+    }
+
+    /// What the cache keeps for a key.
+    enum CompiledQuery {
+        /// The query of a predicate keyed by its values.
+        case exact(SQLFetchQuery)
+        /// The query of a shape's stand-ins, and where its arguments come from.
+        case template(SQLFetchQuery, [QueryArgumentSource])
+        /// A shape whose query turned out to depend on its constants: key by values instead.
+        case byValue
     }
     /// Statements for writing rows, prepared on first use (see `WritePlans`).
     var writePlans = WritePlans()
@@ -55,10 +68,25 @@ final class SQLiteStore {
             readOnly: options.readOnly, create: !options.readOnly, journalMode: options.journalMode,
             busyTimeout: options.busyTimeout))
         try StoreFunctions.register(on: connection)
-        if try connection.tableExists("Z_METADATA") {
-            let stored = try StoreMetadata(connection: connection)
+        // The fingerprint and the plan from one read snapshot, so that the fingerprint a model
+        // remembers is that of the schema planned; a store it knows needs no plan at all.
+        let opened = connection
+        let opening = try opened.transaction { () throws -> Opening in
+            let reading = options.checksSchema ? SchemaFingerprint.read(opened) : nil
+            if let reading, let known = model.verifiedSchemas.metadata(for: reading.fingerprint) {
+                return .known(reading, metadata: known)
+            }
+            guard try opened.tableExists("Z_METADATA") else { return .notCoreData }
+            let stored = try StoreMetadata(connection: opened)
+            let plan = options.checksSchema ? try MigrationPlanner(connection: opened, model: model, metadata: stored).plan() : .init()
+            if plan.isEmpty, let reading { model.verifiedSchemas.remember(reading.fingerprint, metadata: stored.values) }
+            return .planned(stored, plan)
+        }
+        if case .known(let reading, let known) = opening {
+            (uuid, metadata) = (reading.uuid, known)
+            try openHistory(tracking: options.tracksHistory, readOnly: options.readOnly, present: reading.hasHistoryTables)
+        } else if case .planned(let stored, let plan) = opening {
             (uuid, metadata) = (stored.uuid, stored.values)
-            let plan = options.checksSchema ? try MigrationPlanner(connection: connection, model: model, metadata: stored).plan() : .init()
             if options.readOnly {
                 // Index names and a table's CREATE text do not change what reading finds.
                 guard !plan.changesData else {
@@ -92,16 +120,27 @@ final class SQLiteStore {
         }
     }
 
+    /// What the store's open found before changing anything.
+    private enum Opening {
+        /// A store the model found needing no migration before, unchanged since.
+        case known(SchemaFingerprint.Reading, metadata: [String: any Sendable])
+        case planned(StoreMetadata, MigrationPlanner.Plan)
+        /// No `Z_METADATA`: a new file, or not a Core Data store.
+        case notCoreData
+    }
+
     /// Starts writing history when the store has the history tables, adding them first when
-    /// asked to track history (or when the model needs more tombstone columns than are there).
-    private func openHistory(tracking: Bool, readOnly: Bool) throws {
-        let present = try HistorySchema.isPresent(on: connection)
+    /// asked to track history (or when the model needs more tombstone columns than are there);
+    /// `present` when the caller knows whether they are there.
+    private func openHistory(tracking: Bool, readOnly: Bool, present known: Bool? = nil) throws {
+        var present = try known ?? HistorySchema.isPresent(on: connection)
         guard present || tracking else { return }
         if !readOnly, try HistorySchema.needsInstall(on: connection, model: model) {
             try connection.transaction(.immediate) { try HistorySchema.install(on: connection, model: model) }
             connection.clearStatementCache()
+            present = try HistorySchema.isPresent(on: connection)
         }
-        if try HistorySchema.isPresent(on: connection) { history = try HistoryRecorder(model: model, connection: connection) }
+        if present { history = try HistoryRecorder(model: model, connection: connection) }
     }
 
     // MARK: Metadata

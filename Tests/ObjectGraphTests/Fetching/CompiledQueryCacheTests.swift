@@ -68,3 +68,58 @@ struct CompiledQueryCacheTests {
         }
     }
 }
+
+@Suite("Reading a few keys a key at a time")
+struct PointLookupTests {
+    @Test("versions and to-many members read for 1 to 40 keys (a key at a time up to 16, a json_each list past it), repeats and missing keys included, are what the tables hold")
+    func fewAndManyKeys() throws {
+        let store = try TestStore()
+        let context = store.context()
+        let seed: UInt64 = 0x9017_2026
+        print("point lookups, seed \(seed)")
+        var generator = SeededGenerator(seed: seed)
+        let tags = (0..<12).map { index in
+            let tag = Tag(context: context)
+            tag.name = "tag \(index)"
+            return tag
+        }
+        var photos: [Photo] = []
+        for index in 0..<40 {
+            let photo = Photo(context: context)
+            photo.unique = "photo \(index)"
+            photo.tags = Set(tags.filter { _ in Bool.random(using: &generator) })
+            photos.append(photo)
+        }
+        try context.save()
+        // Some versions move on, so that they differ.
+        for photo in photos where Bool.random(using: &generator) { photo.title = "changed" }
+        try context.save()
+        let photoEntity = try #require(TestModels.travel.entity(named: "Photo"))
+        let tagsRelationship = try #require(photoEntity.relationship(named: "tags"))
+        guard case .joinTable(let joinTable, let sourceColumn, let targetColumn) = tagsRelationship.storage else {
+            Issue.record("Photo.tags has no join table")
+            return
+        }
+        let storedVersions = Dictionary(uniqueKeysWithValues: try store.rows("SELECT Z_PK, Z_OPT FROM ZPHOTO").compactMap { row -> (Int64, Int64)? in
+            guard case .integer(let key) = row[0], case .integer(let version) = row[1] else { return nil }
+            return (key, version)
+        })
+        for count in 1...40 {
+            var keys = (0..<count).map { _ in photos[Int.random(in: 0..<photos.count, using: &generator)].objectID.primaryKey }
+            if count > 2 { keys[count - 1] = keys[0] }
+            keys.append(10_000)
+            let ids = keys.map { ObjectID(entityNumber: photoEntity.number, primaryKey: $0) }
+            let versions = try store.coordinator.withStore { store throws(any Error) in try store.versions(of: ids) }
+            let expectedVersions = Dictionary(uniqueKeysWithValues: Set(keys).compactMap { key in storedVersions[key].map { (ObjectID(entityNumber: photoEntity.number, primaryKey: key), $0) } })
+            #expect(versions == expectedVersions, "\(count) keys")
+            let related = try store.coordinator.withStore { store throws(any Error) in try store.relatedIDs(of: keys, relationship: tagsRelationship) }
+            for key in Set(keys) {
+                let expected = try store.rows("SELECT \(targetColumn) FROM \(joinTable) WHERE \(sourceColumn) = \(key)").compactMap { row -> Int64? in
+                    if case .integer(let tag) = row[0] { return tag }
+                    return nil
+                }
+                #expect(related[key, default: []].map { (id: ObjectID) in id.primaryKey }.sorted() == expected.sorted(), "\(count) keys, photo \(key)")
+            }
+        }
+    }
+}
