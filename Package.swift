@@ -1,6 +1,21 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// A static archive's member is linked only when a symbol of it is used, and Foundation's bridging
+// conformances (what `as AnyObject` and property lists need) go with their members: one left out
+// turns a Swift value into an opaque box that PropertyListSerialization refuses ("Not A Type").
+// These are the bridging conformances no code of `vacation` pulls in by itself; with them the
+// binary has every one libFoundation.a defines (ARCHITECTURE.md §6).
+let foundationBridging = [
+    "$s20FoundationEssentials12DateIntervalVs21_ObjectiveCBridgeable0A0Mc",
+    "$s20FoundationEssentials12URLQueryItemVs21_ObjectiveCBridgeable0A0Mc",
+    "$s20FoundationEssentials13URLComponentsVs21_ObjectiveCBridgeable0A0Mc",
+    "$s20FoundationEssentials14DateComponentsVs21_ObjectiveCBridgeable0A0Mc",
+    "$s20FoundationEssentials7DecimalVs21_ObjectiveCBridgeable0A0Mc",
+    "$s20FoundationEssentials9IndexPathVs21_ObjectiveCBridgeable0A0Mc",
+    "$sShyxGs21_ObjectiveCBridgeable10FoundationMc",
+].flatMap { ["-Xlinker", "--undefined=" + $0] }
+
 let package = Package(
     name: "Vacations",
     platforms: [.macOS(.v14)],
@@ -38,7 +53,18 @@ let package = Package(
         // help, usage errors, exit codes, JSON, tables, display width, terminal and progress.
         .target(name: "CommandLineKit", dependencies: ["Locking", "Timestamps"]),
         .target(name: "VacationCLI", dependencies: ["CommandLineKit", "Vacations", "Documents", "ObjectGraph"]),
-        .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit"]),
+        // `vacation` links the Swift runtime and Foundation statically, so that the loader binds
+        // no Swift library at each start; main.swift, compiled against the static modules, names
+        // the archives Foundation needs. It leaves libcurl out of the link (FoundationNetworking's
+        // calls go to CCurlLoader, which loads it when fetch first needs it): `show` 75 M → 26 M
+        // instructions (README "Performance"). No test target depends on `vacation` (tests run it
+        // as a process): a test binary takes an executable dependency's linker flags, and Testing
+        // has no static library. `docstore` stays dynamic: statically linked, its `migrate` lost
+        // Array's bridging conformance (see `foundationBridging`), and its start matters less.
+        .target(name: "CCurlLoader", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit", "CCurlLoader"],
+                          swiftSettings: [.unsafeFlags(["-static-stdlib", "-Xfrontend", "-disable-autolink-library", "-Xfrontend", "curl"], .when(platforms: [.linux]))],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"] + foundationBridging, .when(platforms: [.linux]))]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
         // A VFS that fails the Nth I/O call (SQLite's I/O-error tests); only test code links it.
@@ -59,7 +85,7 @@ let package = Package(
         .testTarget(name: "VacationsTests", dependencies: ["Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
-        .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "CommandLineKit", "Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "vacation"]),
+        .testTarget(name: "VacationCLITests", dependencies: ["VacationCLI", "CommandLineKit", "Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport"]),
         // Core Data stores and documents from the command line (docstore).
         .target(name: "DocStoreCLI", dependencies: ["CommandLineKit", "CoreDataFiles", "ObjectGraph", "SQLiteDB", "Timestamps"]),
         .executableTarget(name: "docstore", dependencies: ["DocStoreCLI", "CommandLineKit"]),
@@ -76,7 +102,7 @@ let package = Package(
         .executableTarget(name: "fuzz-model", dependencies: ["FuzzChecks"]),
         .executableTarget(name: "fuzz-change", dependencies: ["FuzzChecks"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["FuzzChecks", "CommandLineKit", "Vacations", "VacationCLI", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport", "Locking",
-                                                             "vacation", "vacations-test-helper", "vacation-bench"]),
+                                                             "vacations-test-helper", "vacation-bench"]),
     ],
     swiftLanguageModes: [.v6]
 )

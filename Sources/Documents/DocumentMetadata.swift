@@ -44,7 +44,34 @@ public struct DocumentMetadata: Sendable, Equatable {
     ///
     /// - Throws: `DocumentError` of kind `io` when the file is there but cannot be read.
     static func read(from path: String, fallback: DocumentMetadata) throws(DocumentError) -> DocumentMetadata {
-        guard let dictionary = try readDictionary(path) else { return fallback }
+        guard let data = try readData(path) else { return fallback }
+        if let values = PlainPropertyList.values(data) {
+            return read(plain: values, fallback: fallback)
+        }
+        return read(foundation: data, fallback: fallback)
+    }
+
+    /// The metadata from a file in the plain form, with what Foundation's reading gives: a
+    /// boolean `formatVersion` counts as 1 or 0, as an `NSNumber` does.
+    static func read(plain values: [String: PlainPropertyList.Value], fallback: DocumentMetadata) -> DocumentMetadata {
+        func string(_ key: String) -> String? { if case .string(let value) = values[key] { value } else { nil } }
+        func date(_ key: String) -> Date? { if case .date(let value) = values[key] { value } else { nil } }
+        let formatVersion: Int? = switch values[Key.formatVersion] {
+        case .integer(let value): Int(value)
+        case .boolean(let value): value ? 1 : 0
+        default: nil
+        }
+        return DocumentMetadata(
+            modelVersion: string(Key.modelVersion) ?? fallback.modelVersion,
+            created: date(Key.created) ?? fallback.created,
+            modified: date(Key.modified) ?? fallback.modified,
+            appVersion: string(Key.appVersion) ?? fallback.appVersion,
+            formatVersion: formatVersion ?? fallback.formatVersion)
+    }
+
+    /// The metadata from a file read by `PropertyListSerialization` (any form it reads).
+    static func read(foundation data: Data, fallback: DocumentMetadata) -> DocumentMetadata {
+        guard let dictionary = dictionary(data) else { return fallback }
         return DocumentMetadata(
             modelVersion: dictionary[Key.modelVersion] as? String ?? fallback.modelVersion,
             created: dictionary[Key.created] as? Date ?? fallback.created,
@@ -74,15 +101,22 @@ public struct DocumentMetadata: Sendable, Equatable {
 
     /// The file's dictionary; nil when there is no file or it is not a property-list dictionary.
     private static func readDictionary(_ path: String) throws(DocumentError) -> [String: Any]? {
+        try readData(path).flatMap(dictionary)
+    }
+
+    /// The file's bytes; nil when there is no file.
+    private static func readData(_ path: String) throws(DocumentError) -> Data? {
         guard FileSystem.kind(at: path) == .file else { return nil }
-        let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw .wrapping(error, operation: "read", path: path)
         }
+    }
+
+    private static func dictionary(_ data: Data) -> [String: Any]? {
         // Not a property list: not metadata anyone can use; rewriting it loses nothing readable.
-        return (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any]
+        (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any]
     }
 
     enum Key {

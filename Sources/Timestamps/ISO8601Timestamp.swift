@@ -26,13 +26,34 @@ public enum ISO8601Timestamp {
         let secondOfDay = unixSeconds - days * 86_400
         let (year, month, day) = civilDate(daysSince1970: days)
         guard (1...9999).contains(year) else { return nil }
-        var text = String(format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld", year, month, day,
-                          secondOfDay / 3600, secondOfDay % 3600 / 60, secondOfDay % 60)
+        // Digits written by hand: `String(format:)` goes through Foundation's formatter and asks
+        // the runtime whether each argument conforms to its protocols (the first questions of a
+        // process scan every conformance it has), for every date a command prints.
+        var text = ""
+        text.reserveCapacity(24)
+        append(year, width: 4, to: &text)
+        text += "-"
+        append(month, width: 2, to: &text)
+        text += "-"
+        append(day, width: 2, to: &text)
+        text += "T"
+        append(secondOfDay / 3600, width: 2, to: &text)
+        text += ":"
+        append(secondOfDay % 3600 / 60, width: 2, to: &text)
+        text += ":"
+        append(secondOfDay % 60, width: 2, to: &text)
         if milliseconds {
-            let fraction = min(999, Int64(((seconds - whole) * 1000).rounded(.down)))
-            text += String(format: ".%03lld", fraction)
+            text += "."
+            append(min(999, Int64(((seconds - whole) * 1000).rounded(.down))), width: 3, to: &text)
         }
         return text + "Z"
+    }
+
+    /// `value` (never negative here) in decimal, zero-padded on the left to `width` digits.
+    private static func append(_ value: Int64, width: Int, to text: inout String) {
+        let digits = String(value)
+        if digits.utf8.count < width { text += String(repeating: "0", count: width - digits.utf8.count) }
+        text += digits
     }
 
     /// Year, month, day of a day counted from 1970-01-01 (Howard Hinnant's `civil_from_days`).

@@ -92,13 +92,13 @@ extension BenchRunner {
             let time: Double
             if side == .ours {
                 let arguments = ["--library", library, "--vacation", "big", "--json"] + command.arguments
-                time = try timed { output = try runProcess(vacation, arguments) }
+                time = try timedChild { output = try runProcess(vacation, arguments) }
                 rows[side] = try Self.jsonRows(output, command: command.name)
                 if command.name == "backup" { try Self.removeBackup(output) }
             } else {
                 let copy = path("scale-shell-backup.sqlite").path
                 if command.name == "backup" { Self.removeStore(copy) }
-                time = try timed { output = try runProcess(shellPath, ["-readonly", store] + (command.shell ?? [])) }
+                time = try timedChild { output = try runProcess(shellPath, ["-readonly", store] + (command.shell ?? [])) }
                 // `.backup` prints nothing: its answer is the copy.
                 rows[side] = command.name == "backup" ? (FileManager.default.fileExists(atPath: copy) ? 1 : 0)
                     : output.split(separator: "\n").count
@@ -109,9 +109,10 @@ extension BenchRunner {
                 throw BenchError("scale \(command.name): vacation answered \(rows[.ours] ?? 0) rows, sqlite3 \(rows[.baseline] ?? 0)")
             }
         })
-        // The CPU time of this process says nothing of a child's.
-        times.cpu = [:]
-        if command.shell == nil { times.wall[.baseline] = [.nan] }
+        if command.shell == nil {
+            times.wall[.baseline] = [.nan]
+            times.cpu[.baseline] = [.nan]
+        }
         record("scale \(command.name)", times, goal: command.goal, photos: photos, meets: command.meets)
     }
 
@@ -129,6 +130,29 @@ extension BenchRunner {
         guard let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
               let path = object["path"] as? String else { throw BenchError("scale backup: no path in \(output.prefix(200))") }
         try FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Times `body`, which runs one child process to its end, by the wall clock; the child's CPU
+    /// time (user and system, all its threads, its loader too) goes to `lastCPUMilliseconds`:
+    /// this process's own CPU time says nothing of a child's, and a loaded machine stretches
+    /// wall-clock times much more than CPU times.
+    private func timedChild(_ body: () throws -> Void) rethrows -> Double {
+        let before = Self.childrenCPUMilliseconds()
+        let wall = try timed(body)
+        lastCPUMilliseconds = Self.childrenCPUMilliseconds() - before
+        return wall
+    }
+
+    /// User and system time of every child this process has waited for, in milliseconds.
+    private static func childrenCPUMilliseconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_CHILDREN, &usage)
+        #endif
+        let seconds = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        return seconds * 1_000 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000
     }
 
     private func runVacation(_ vacation: String, _ library: String, _ arguments: [String]) throws {

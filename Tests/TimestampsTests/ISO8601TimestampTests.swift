@@ -28,6 +28,30 @@ struct ISO8601TimestampTests {
         }
     }
 
+    @Test("random moments from 1582 to 9999 read as Foundation writes them, milliseconds three digits rounded down")
+    func randomMoments() {
+        var state = UInt64.random(in: 1...UInt64.max)
+        print("ISO8601TimestampTests.randomMoments seed \(state)")
+        // SplitMix64: a seed printed is a run repeated.
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let first = -13_197_600_000.0, last = 252_423_993_599.0
+        for _ in 0..<2_000 {
+            let seconds = (first + Double(next() % UInt64(last - first))).rounded(.down) + Double(next() % 1000) / 1000 + 0.0001
+            let expected = Date(timeIntervalSinceReferenceDate: seconds.rounded(.down)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+            #expect(ISO8601Timestamp.string(secondsSinceReferenceDate: seconds) == expected, "\(seconds)")
+            let milliseconds = Int((seconds - seconds.rounded(.down)) * 1000)
+            let padded = String(repeating: "0", count: 3 - String(milliseconds).count) + String(milliseconds)
+            #expect(ISO8601Timestamp.string(secondsSinceReferenceDate: seconds, milliseconds: true)
+                    == expected.dropLast() + "." + padded + "Z", "\(seconds)")
+        }
+    }
+
     @Test("sentinels and values past year 9999 or before year 0 have no ISO text, so nothing shows a wrong date", arguments: [
         123_456_789_012_345, 252_423_993_600, -63_113_904_001, -63_114_076_800 /* Foundation's distantPast, 0000-12-30 */,
         1e300, -1e300, .infinity, -.infinity, .nan,

@@ -141,6 +141,12 @@ public final class ObjectModel: Sendable {
 
     /// A model of the entity classes `classes`, read by reflection, with `versionIdentifier` recorded in stores.
     public convenience init(classes: [ManagedObject.Type], versionIdentifier: String = "") throws {
+        try self.init(classes: classes, versionIdentifier: versionIdentifier, byReflection: false)
+    }
+
+    /// With `byReflection`, every property's name is read by reflection, whatever the classes'
+    /// `declaredPropertyNames` say (what tests compare the declared names' model with).
+    package convenience init(classes: [ManagedObject.Type], versionIdentifier: String = "", byReflection: Bool) throws {
         var all: [ManagedObject.Type] = []
         for type in classes {
             // Include managed-object superclasses, which become parent entities.
@@ -152,8 +158,15 @@ public final class ObjectModel: Sendable {
             }
             for cls in chain.reversed() where !all.contains(where: { $0 == cls }) { all.append(cls) }
         }
-        try self.init(entities: all.map { ModelReflection.entityDescription(of: $0) },
+        try self.init(entities: all.map { try ModelReflection.entityDescription(of: $0, byReflection: byReflection) },
                       versionIdentifier: versionIdentifier)
+    }
+
+    /// For each class whose `declaredPropertyNames` differ from its properties as reflection
+    /// reads them (names and order), a line naming the class and both lists; empty when they
+    /// agree. A test of the model should expect it empty.
+    public static func declaredPropertyNameMismatches(_ classes: ManagedObject.Type...) -> [String] {
+        ModelReflection.declaredNameMismatches(classes)
     }
 
     /// The entity named `name`; nil when the model has none.

@@ -27,6 +27,13 @@ public final class Photo: ManagedObject {
     /// The photo's tags, each shared by every photo that carries it.
     @Relationship(inverse: "photos", searchable: "name") public var tags: Set<Tag>
 
+    /// Its properties in declaration order, so that no command reads them by reflection
+    /// (`VacationModelTests` holds the list to what reflection reads).
+    override public class var declaredPropertyNames: [String]? {
+        ["unique", "title", "subtitle", "imageURL", "thumbnailURL", "owner", "dateTaken", "dateUploaded",
+         "latitude", "longitude", "media", "visited", "place", "tags"]
+    }
+
     /// What to show for the photo: its title, else its description's first line, else "Unknown".
     package var displayTitle: String { Photo.displayTitle(title: title, subtitle: subtitle) }
 
@@ -50,6 +57,9 @@ public final class Tag: ManagedObject {
     @Attribute public var count: Int64 = 0
     /// The photos that carry the tag.
     @Relationship(inverse: "tags") public var photos: Set<Photo>
+
+    /// Its properties in declaration order (see `Photo`).
+    override public class var declaredPropertyNames: [String]? { ["name", "count", "photos"] }
 }
 
 /// A place: its name (unique; trimmed, inner whitespace collapsed) and its photos.
@@ -63,6 +73,9 @@ public final class Place: ManagedObject {
     @Attribute package var firstVisited: Date?
     /// The photos taken at the place.
     @Relationship(inverse: "place") public var photos: Set<Photo>
+
+    /// Its properties in declaration order (see `Photo`).
+    override public class var declaredPropertyNames: [String]? { ["name", "placeID", "firstVisited", "photos"] }
 }
 
 /// A smart album: a saved predicate over photos, by a unique name. Its photos are whatever
@@ -73,6 +86,9 @@ package final class Album: ManagedObject {
     /// A predicate of the format language against Photo (`ANY tags.name == 'sea'`).
     @Attribute package var predicate: String = ""
     @Attribute package var created: Date?
+
+    /// Its properties in declaration order (see `Photo`).
+    override package class var declaredPropertyNames: [String]? { ["name", "predicate", "created"] }
 }
 
 /// The vacations model: Album, Photo, Place and Tag, in Core Data's layout.
