@@ -24,8 +24,9 @@ static void *library;
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 
 static void load(void) {
-    library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) {
+    void *opened = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    __atomic_store_n(&library, opened, __ATOMIC_RELEASE);
+    if (opened == NULL) {
         // Only `fetch` calls libcurl; without it the command cannot run at all (69: unavailable).
         const char *reason = dlerror();
         fprintf(stderr, "Error: Cannot load libcurl (libcurl.so.4), which fetch needs: %s\n", reason ? reason : "not found");
@@ -45,26 +46,34 @@ static void *function(const char *name) {
     return symbol;
 }
 
-int vacation_curl_is_loaded(void) { return library != NULL; }
+int vacation_curl_is_loaded(void) { return __atomic_load_n(&library, __ATOMIC_ACQUIRE) != NULL; }
 
-// Each function looks its target up once; the pointer is then read without a lock, as a word
-// written once with the same value by whichever thread gets there first.
+// Each function looks its target up once and keeps it in an atomic word (acquire/release), which
+// whichever thread gets there first writes, with the same value any other would write.
 #define FORWARD(result, name, parameters, arguments) \
     result name parameters { \
         static result (*target) parameters; \
-        if (target == NULL) target = (result (*) parameters)function(#name); \
-        return target arguments; \
+        result (*found) parameters = __atomic_load_n(&target, __ATOMIC_ACQUIRE); \
+        if (found == NULL) { \
+            found = (result (*) parameters)function(#name); \
+            __atomic_store_n(&target, found, __ATOMIC_RELEASE); \
+        } \
+        return found arguments; \
     }
 
 #define FORWARD_VARIADIC(name, handle_type) \
     int name(handle_type handle, int option, ...) { \
         static int (*target)(handle_type, int, ...); \
-        if (target == NULL) target = (int (*)(handle_type, int, ...))function(#name); \
+        int (*found)(handle_type, int, ...) = __atomic_load_n(&target, __ATOMIC_ACQUIRE); \
+        if (found == NULL) { \
+            found = (int (*)(handle_type, int, ...))function(#name); \
+            __atomic_store_n(&target, found, __ATOMIC_RELEASE); \
+        } \
         va_list arguments; \
         va_start(arguments, option); \
         void *argument = va_arg(arguments, void *); \
         va_end(arguments); \
-        return target(handle, option, argument); \
+        return found(handle, option, argument); \
     }
 
 FORWARD(int, curl_global_init, (long flags), (flags))
