@@ -502,32 +502,13 @@ extension PredicateSQLCompilation {
     }
 }
 
-/// A bound value compared as SQLite compares it: text by bytes (without copying them out).
+/// A bound value compared as SQLite compares it: text by bytes (`ExactString`).
 private enum BindKey: Hashable {
-    case text(String)
+    case text(ExactString)
     case other(SQLiteValue)
 
     /// The key of a bound value.
     init(_ value: SQLiteValue) {
-        if case .text(let text) = value { self = .text(text) } else { self = .other(value) }
-    }
-
-    static func == (lhs: BindKey, rhs: BindKey) -> Bool {
-        switch (lhs, rhs) {
-        case let (.text(left), .text(right)): left.utf8.elementsEqual(right.utf8)
-        case let (.other(left), .other(right)): left == right
-        default: false
-        }
-    }
-
-    func hash(into hasher: inout Hasher) {
-        switch self {
-        case .text(var text):
-            hasher.combine(0 as UInt8)
-            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        case .other(let value):
-            hasher.combine(1 as UInt8)
-            hasher.combine(value)
-        }
+        if case .text(let text) = value { self = .text(ExactString(text)) } else { self = .other(value) }
     }
 }

@@ -130,7 +130,7 @@ extension PredicateValue {
         case let (.bool(left), .bool(right)): left == right
         case let (.int(left), .int(right)): left == right
         case let (.double(left), .double(right)): left == right
-        case let (.string(left), .string(right)): left.utf8.elementsEqual(right.utf8)
+        case let (.string(left), .string(right)): ExactString(left) == ExactString(right)
         case let (.date(left), .date(right)): left == right
         case let (.data(left), .data(right)): left == right
         case let (.array(left), .array(right)): left == right
@@ -152,10 +152,9 @@ extension PredicateValue {
         case .double(let value):
             hasher.combine(3 as UInt8)
             hasher.combine(value)
-        case .string(var value):
+        case .string(let value):
             hasher.combine(4 as UInt8)
-            value.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-            hasher.combine(value.utf8.count)
+            hasher.combine(ExactString(value))
         case .date(let value):
             hasher.combine(5 as UInt8)
             hasher.combine(value)

@@ -47,7 +47,10 @@ struct SchemaFingerprint: Equatable, Sendable {
         record.reserveCapacity(32_768)
         var uuid: String?
         var historyTables = 0
-        while (try? statement.step()) == true {
+        while true {
+            // A row that fails to read leaves no fingerprint at all, never part of one.
+            guard let more = try? statement.step() else { return nil }
+            guard more else { break }
             statement.appendRecord(of: 0..<3, to: &record)
             switch statement.string(at: 0) {
             case metadataRow:
