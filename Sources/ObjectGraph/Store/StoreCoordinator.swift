@@ -69,6 +69,12 @@ public final class StoreCoordinator: Sendable {
         try store.withLock { (store) throws(Failure) -> T in try body(store) }
     }
 
+    /// `withStore`, or, when `waiting` is false and another thread holds the store, nil at once.
+    func withStore<T: Sendable, Failure: Error>(waiting: Bool, _ body: (SQLiteStore) throws(Failure) -> T?) throws(Failure) -> T? {
+        if waiting { return try withStore(body) }
+        return try store.withLockIfAvailable { (store) throws(Failure) -> T? in try body(store) } ?? nil
+    }
+
     /// The store's metadata (`Z_METADATA.Z_PLIST`), decoded.
     package var metadata: [String: any Sendable] {
         store.withLock { $0.metadata }
