@@ -14,7 +14,11 @@ import Foundation
 /// thread's creation, its stack and its exit, even when the document was closed before anything
 /// could change (`open-first-page`, README.md "Performance"). This thread is started by the
 /// first watcher of the process and then serves them all: a watcher joins and leaves a table,
-/// and the thread sleeps until the earliest watcher is due, or, with none, until one joins.
+/// and the thread sleeps until the earliest watcher is due. With none, it keeps its 25 ms tick
+/// for `lingerNanoseconds` before it waits for one to join: a document opened again within that
+/// time (an app going from one vacation to the next, a viewer reopening) joins without waking
+/// the thread, whose wake-up would cost the opening thread a futex call and, on a busy machine,
+/// its turn on the processor.
 /// A poll never waits for a store that is busy (a save, a transaction): that store is looked at
 /// again at its next tick, so one busy store does not hold back the others.
 final class ChangeWatchLoop: @unchecked Sendable {
@@ -33,6 +37,11 @@ final class ChangeWatchLoop: @unchecked Sendable {
     private var isThreadStarted = false
     /// When the thread wakes next by itself; nil while it waits for a watcher to join.
     private var wakeTime: UInt64?
+    /// Since when no watcher has been in the table; nil while there is one.
+    private var idleSince: UInt64?
+    /// How long the thread keeps ticking with no watcher before it waits for one.
+    static let lingerNanoseconds: UInt64 = 2_000_000_000
+    static let idleTickNanoseconds: UInt64 = 25_000_000
     // Both live at fixed addresses of their own: a pthread mutex or condition must not move.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
@@ -106,12 +115,21 @@ final class ChangeWatchLoop: @unchecked Sendable {
                 pthread_mutex_lock(mutex)
                 continue
             }
-            if let next = entries.values.lazy.map(\.due).min() {
-                wakeTime = next
+            let next: UInt64?
+            if let earliest = entries.values.lazy.map(\.due).min() {
+                idleSince = nil
+                next = earliest
+            } else {
+                let since = idleSince ?? now
+                idleSince = since
+                next = now &- since < Self.lingerNanoseconds ? now &+ Self.idleTickNanoseconds : nil
+            }
+            wakeTime = next
+            if let next {
                 var deadline = timespec(tv_sec: Int(next / 1_000_000_000), tv_nsec: Int(next % 1_000_000_000))
                 pthread_cond_timedwait(condition, mutex, &deadline)
             } else {
-                wakeTime = nil
+                idleSince = nil
                 pthread_cond_wait(condition, mutex)
             }
         }

@@ -168,17 +168,16 @@ struct LiveChangesTests {
     func oneThreadForEveryWatcher() async throws {
         let directory = try TemporaryDirectory()
         var pairs: [(watcher: StoreCoordinator, writer: StoreCoordinator)] = []
+        let pollingThreads = HeardCounts()
         for index in 0..<6 {
             let url = directory.path("store\(index).sqlite")
             let writer = try StoreCoordinator(url: url, model: TestModels.travel, tracksHistory: true)
             let watcher = try StoreCoordinator(url: url, model: TestModels.travel)
             watcher.startObservingOtherProcesses(interval: .milliseconds(5 + index))
+            // Handlers run on the thread that polled.
+            watcher.onOtherProcessChanges { _ in pollingThreads.append(Int(bitPattern: pthread_self())) }
             pairs.append((watcher, writer))
         }
-        // The thread names itself once it runs.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while try Self.watchingThreads() == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(try Self.watchingThreads() == 1)
         for (index, pair) in pairs.enumerated() {
             let stream = pair.watcher.otherProcessChanges()
             let context = ObjectContext(coordinator: pair.writer)
@@ -187,8 +186,13 @@ struct LiveChangesTests {
             var iterator = stream.makeAsyncIterator()
             #expect(await iterator.next()?.inserted.count == index + 1)
         }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while pollingThreads.counts.count < 6 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let threads = pollingThreads.counts
+        #expect(threads.count == 6)
+        #expect(Set(threads).count == 1)
+        #expect(!threads.contains(Int(bitPattern: pthread_self())))
         for pair in pairs { pair.watcher.observesOtherProcesses = false }
-        #expect(try Self.watchingThreads() == 1)
     }
 
     @Test("a handler hears each change set another connection commits, until observing stops")
@@ -222,18 +226,9 @@ struct LiveChangesTests {
         #expect(pair.watcher.pollOtherProcesses(waitingForStore: false))
         #expect(pair.watcher.pollOtherProcesses(waitingForStore: false) == false)
     }
-
-    /// Threads of this process named as the watching thread names itself.
-    private static func watchingThreads() throws -> Int {
-        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").filter { task in
-            // A thread that ended between the listing and the read has no name to count.
-            let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-            return name?.trimmingCharacters(in: .whitespacesAndNewlines) == ChangeWatchLoop.threadName
-        }.count
-    }
 }
 
-/// What a handler heard, from whichever thread calls it.
+/// What handlers heard, from whichever thread calls them.
 private final class HeardCounts: @unchecked Sendable {
     private let lock = NSLock()
     private var heard: [Int] = []
