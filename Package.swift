@@ -1,4 +1,7 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// 6.2: from this tools version on, SwiftPM lets another package depend on these products by
+// version although their targets take unsafe flags (`metadataAccessors`, `vacation`'s link);
+// under 6.0 only a path or branch dependency could.
 import PackageDescription
 
 // A static archive's member is linked only when a symbol of it is used, and Foundation's bridging
@@ -20,8 +23,8 @@ let foundationBridging = [
 // need, instead of by mangled name: the runtime's decoder of a mangled name checks the generic
 // requirements again, and each first "does String conform to Hashable" of a process scans every
 // conformance record of the binary (5,738 in `vacation`). `show` 25.4 M → 18.6 M instructions
-// (README "Performance"). Every target in `vacation`'s link takes it; an unsafe flag, so these
-// libraries, like `vacation`, can be used from another package by path, not by version.
+// (README "Performance"). Every target in `vacation`'s link takes it. An unsafe flag: a package
+// that depends on these libraries by version needs SwiftPM 6.2 or later (see the tools version).
 let metadataAccessors: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
 
 let package = Package(
