@@ -62,4 +62,37 @@ struct ObjectRegistryTests {
         #expect(copy[ObjectID(entityNumber: 1, primaryKey: 7)] === objects[7])
         for key in 0..<100 where key != 7 { #expect(registry[ObjectID(entityNumber: 1, primaryKey: Int64(key))] === objects[key]) }
     }
+
+    @Test("a table that grows one entry at a time keeps every entry, and so does a copy taken while it grew; no object outlives them")
+    func growsStepByStep() throws {
+        let store = try TestStore()
+        weak var first: Tag?
+        weak var last: Tag?
+        do {
+            let context = store.context()
+            let objects = (0..<3_000).map { _ in Tag(context: context) }
+            (first, last) = (objects.first, objects.last)
+            var registry = ObjectRegistry()
+            var copies: [(count: Int, registry: ObjectRegistry)] = []
+            for (key, object) in objects.enumerated() {
+                registry[ObjectID(entityNumber: 2, primaryKey: Int64(key) * 3 - 100)] = object
+                // Copies just before the table grows (8, 16, 32… slots, at most half full) and in between.
+                if [3, 4, 5, 100, 1_023, 1_024, 2_047].contains(key) { copies.append((key + 1, registry)) }
+            }
+            #expect(registry.count == objects.count)
+            for (key, object) in objects.enumerated() {
+                #expect(registry[ObjectID(entityNumber: 2, primaryKey: Int64(key) * 3 - 100)] === object)
+            }
+            for (count, copy) in copies {
+                #expect(copy.count == count)
+                for (key, object) in objects.enumerated() {
+                    let found = copy[ObjectID(entityNumber: 2, primaryKey: Int64(key) * 3 - 100)]
+                    #expect(key < count ? found === object : found == nil, "copy of \(count), key \(key)")
+                }
+            }
+            context.reset()
+        }
+        // Moved, not copied, when the table grew: neither leaked nor released once too often.
+        #expect(first == nil && last == nil)
+    }
 }

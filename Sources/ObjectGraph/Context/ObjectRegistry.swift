@@ -174,19 +174,35 @@ private struct KeyTable {
         if capacity * 2 > keys.count { grow(toHold: capacity) }
     }
 
+    /// Moves the entries into tables of twice the size (or more) without retaining and
+    /// releasing the objects again: a table that grows while a large fetch registers its rows
+    /// would otherwise reach back into every object registered so far, long out of the
+    /// processor's caches. (A table shared with a copy of the registry, a save's journal, is
+    /// copied first, as any array.)
     private mutating func grow(toHold capacity: Int) {
         var size = keys.count
         while capacity * 2 > size { size *= 2 }
         let oldKeys = keys
-        let oldObjects = objects
-        keys = ContiguousArray(repeating: Self.free, count: size)
-        objects = ContiguousArray(repeating: nil, count: size)
-        mask = size - 1
-        for index in oldKeys.indices where oldKeys[index] != Self.free {
-            var slot = home(of: oldKeys[index])
-            while keys[slot] != Self.free { slot = (slot + 1) & mask }
-            keys[slot] = oldKeys[index]
-            objects[slot] = oldObjects[index]
+        var oldObjects = objects
+        objects = []
+        var newKeys = ContiguousArray(repeating: Self.free, count: size)
+        var newObjects = ContiguousArray<ManagedObject?>(repeating: nil, count: size)
+        let newMask = size - 1
+        mask = newMask
+        newKeys.withUnsafeMutableBufferPointer { newKeys in
+            newObjects.withUnsafeMutableBufferPointer { newObjects in
+                oldObjects.withUnsafeMutableBufferPointer { oldObjects in
+                    for index in oldKeys.indices where oldKeys[index] != Self.free {
+                        var slot = home(of: oldKeys[index])
+                        while newKeys[slot] != Self.free { slot = (slot + 1) & newMask }
+                        newKeys[slot] = oldKeys[index]
+                        // A swap with the new table's nil moves the reference: no retain, no release.
+                        swap(&newObjects[slot], &oldObjects[index])
+                    }
+                }
+            }
         }
+        keys = newKeys
+        objects = newObjects
     }
 }
