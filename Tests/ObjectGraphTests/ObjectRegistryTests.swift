@@ -95,4 +95,36 @@ struct ObjectRegistryTests {
         // Moved, not copied, when the table grew: neither leaked nor released once too often.
         #expect(first == nil && last == nil)
     }
+
+    @Test("objects registered together take over the list's references: every one is found, the list is left empty, none outlives the registry")
+    func insertNewTakesReferences() throws {
+        let store = try TestStore()
+        weak var watched: Tag?
+        do {
+            let context = store.context()
+            var registry = ObjectRegistry()
+            let earlier = Tag(context: context)
+            registry[ObjectID(entityNumber: 1, primaryKey: 5)] = earlier
+            let objects = (0..<2_500).map { _ in Tag(context: context) }
+            watched = objects[1_234]
+            // Keys of two entities, the key no slot can hold among them, and one list entry without an object.
+            var entries: [(id: ObjectID, object: ManagedObject?)] = objects.enumerated().map { index, object in
+                (ObjectID(entityNumber: 1 + index % 2, primaryKey: index == 77 ? Int64.min : Int64(index) * 7 + 6), object)
+            }
+            entries.append((ObjectID(entityNumber: 1, primaryKey: 99_999), nil))
+            registry.reserveCapacity(additional: 1_000, forEntity: 1)
+            registry.insertNew(&entries)
+            #expect(entries.count == 2_501 && entries.allSatisfy { $0.object == nil })
+            #expect(registry.count == 2_501)
+            #expect(registry[ObjectID(entityNumber: 1, primaryKey: 5)] === earlier)
+            #expect(registry[ObjectID(entityNumber: 1, primaryKey: 99_999)] == nil)
+            for (index, object) in objects.enumerated() {
+                let id = ObjectID(entityNumber: 1 + index % 2, primaryKey: index == 77 ? Int64.min : Int64(index) * 7 + 6)
+                #expect(registry[id] === object, "\(id)")
+            }
+            context.reset()
+        }
+        // References moved, not copied: neither leaked nor released once too often.
+        #expect(watched == nil)
+    }
 }

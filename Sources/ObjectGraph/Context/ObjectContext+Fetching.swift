@@ -108,23 +108,41 @@ extension ObjectContext {
         guard includesPendingChanges && hasPendingChanges else {
             if source === coordinator && registry.isEmpty && aliases.isEmpty {
                 // A context that holds nothing yet, straight over the store: each row becomes
-                // its object as SQLite steps to it (no list of snapshots in between), is
-                // registered with its to-one targets and handed on there and then. A large
-                // fetch's objects soon leave the processor's caches: each later pass over
-                // them (registering them, casting the list, releasing a list) met every one
-                // of them in memory again. A target in the fetched rows' own table may be
-                // registered (as a fault) before its row arrives: the row then fills it.
+                // its object as SQLite steps to it (no list of snapshots in between) and is
+                // handed on there and then, with its to-one targets registered (as faults). A
+                // large fetch's objects soon leave the processor's caches: each later pass over
+                // them (casting the list, releasing a list) met every one of them in memory
+                // again. As rows of one table have distinct keys, none can be registered
+                // already: they are registered together at the end, into a registry made large
+                // enough once, from a list of IDs and references taken while each object was
+                // at hand (registered one by one as they came, each lookup in a large table
+                // waited for memory alone, between rows). Targets in the fetched rows' own
+                // table must wait for those rows.
+                let fetchedRoot = model[plan.entity].root
+                var pending: [(id: ObjectID, object: ManagedObject?)] = []
                 var previousTargets: [ObjectID?] = []
+                var targetsInOwnTable = false
                 try coordinator.withStore { store in
                     try store.fetch(plan) { snapshot in
-                        guard let object = register(snapshot) else { return }
+                        guard let object = makeObject(snapshot) else { return }
+                        pending.append((snapshot.id, object))
                         body(object)
                         // Rows that point to the same objects mostly share one array (`RowReader`).
                         guard !snapshot.toOne.isEmpty, snapshot.toOne != previousTargets else { return }
                         previousTargets = snapshot.toOne
-                        for case let target? in snapshot.toOne { _ = registeredOrFault(target) }
+                        for case let target? in snapshot.toOne {
+                            if model.entity(number: target.entityNumber)?.root == fetchedRoot {
+                                targetsInOwnTable = true
+                            } else {
+                                _ = registeredOrFault(target)
+                            }
+                        }
                     }
                 }
+                let objects = targetsInOwnTable ? pending.compactMap(\.object) : []
+                registry.reserveCapacity(additional: pending.count, forEntity: plan.entity)
+                registry.insertNew(&pending)
+                if targetsInOwnTable { registerTargetFaults(of: objects) }
                 return
             }
             let snapshots = try source.fetchSnapshots(plan)

@@ -53,6 +53,21 @@ struct ObjectRegistry {
         self = ObjectRegistry()
     }
 
+    /// Registers objects none of which is registered yet (a fetch's rows in a context that held
+    /// none of them), in one tight loop, taking over the references `entries` hold (each is
+    /// left nil) instead of retaining the objects again: the loop touches the tables alone, not
+    /// the objects, and its lookups, independent of one another, overlap in the processor.
+    mutating func insertNew(_ entries: inout [(id: ObjectID, object: ManagedObject?)]) {
+        entries.withUnsafeMutableBufferPointer { entries in
+            for index in entries.indices {
+                guard let object = entries[index].object.take() else { continue }
+                let id = entries[index].id
+                makeTable(for: id.entityNumber)
+                if tables[id.entityNumber].insert(consume object, forKey: id.primaryKey) { count += 1 }
+            }
+        }
+    }
+
     /// Room for `additional` more objects of entity `entityNumber` without growing again.
     mutating func reserveCapacity(additional: Int, forEntity entityNumber: Int) {
         makeTable(for: entityNumber)
@@ -123,11 +138,12 @@ private struct KeyTable {
     }
 
     /// Sets the object for `key`; true when the key was not there before.
-    mutating func insert(_ object: ManagedObject, forKey key: Int64) -> Bool {
+    mutating func insert(_ object: consuming ManagedObject, forKey key: Int64) -> Bool {
         guard key != Self.free else {
-            defer { objectForFreeKey = object }
-            if objectForFreeKey == nil { count += 1 }
-            return objectForFreeKey == nil
+            let isNew = objectForFreeKey == nil
+            if isNew { count += 1 }
+            objectForFreeKey = object
+            return isNew
         }
         let (index, found) = slot(of: key)
         if found {
