@@ -15,22 +15,35 @@ extension ObjectContext {
     /// - Throws: `FetchRequestError` for a key path the entity lacks, `ObjectLoadError`, `SQLiteError`.
     @inlinable
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws -> [T] {
-        // Inlinable so that this last step, making a `[T]`, is specialized for the caller's
-        // class: a generic cast per object cost more than reading the object.
-        let objects = try fetchObjects(for: request)
-        return objects.compactMap { downcast($0, to: T.self) }
+        // Inlinable so that making the `[T]` is specialized for the caller's class (a generic
+        // cast per object cost more than reading the object), and each object joins it as it
+        // is made: a list cast afterwards met every object of a large fetch again, out of the
+        // processor's caches, to check its class and retain it (and again to release the first list).
+        var objects: [T] = []
+        try forEachFetchedObject(for: request) { object in
+            if let typed = downcast(object, to: T.self) { objects.append(typed) }
+        }
+        return objects
     }
 
-    /// `fetch`, before the objects are cast to the request's class.
+    /// `fetch`'s objects handed to `body` one by one, in order, before they are cast to the
+    /// request's class: over the store, each as its row arrives, while it is still in the
+    /// processor's caches (a caller that files them, as the results controller does into
+    /// sections, then need not go through them all again). `body` runs while the store is
+    /// held: it must not fire faults nor fetch.
     @usableFromInline
-    func fetchObjects<T: ManagedObject>(for request: FetchRequest<T>) throws -> [ManagedObject] {
+    func forEachFetchedObject<T: ManagedObject>(for request: FetchRequest<T>, _ body: (ManagedObject) -> Void) throws {
         let plan = try plan(for: request)
-        return try reportingLoadFailures {
+        try reportingLoadFailures {
+            guard !request.relationshipKeyPathsForPrefetching.isEmpty else {
+                try fetchObjects(plan, includesPendingChanges: request.includesPendingChanges, each: body)
+                return
+            }
             let objects = try fetchObjects(plan, includesPendingChanges: request.includesPendingChanges)
             for keyPath in request.relationshipKeyPathsForPrefetching {
                 try prefetch(keyPath: keyPath, of: objects)
             }
-            return objects
+            objects.forEach(body)
         }
     }
 
@@ -84,25 +97,36 @@ extension ObjectContext {
     /// changes in: deleted objects leave, changed and inserted ones are judged in memory, and
     /// the result is sorted and windowed again.
     func fetchObjects(_ plan: FetchPlan, includesPendingChanges: Bool) throws -> [ManagedObject] {
+        var objects: [ManagedObject] = []
+        try fetchObjects(plan, includesPendingChanges: includesPendingChanges) { objects.append($0) }
+        return objects
+    }
+
+    /// `fetchObjects(_:includesPendingChanges:)`, handing the objects to `body` in order.
+    func fetchObjects(_ plan: FetchPlan, includesPendingChanges: Bool, each body: (ManagedObject) -> Void) throws {
         drainInbox()
         guard includesPendingChanges && hasPendingChanges else {
-            var objects: [ManagedObject] = []
             if source === coordinator && registry.isEmpty && aliases.isEmpty {
                 // A context that holds nothing yet, straight over the store: each row becomes
-                // its object as SQLite steps to it (no list of snapshots in between), and as
-                // rows of one table have distinct keys, none can be registered already: they
-                // are registered together at the end, into a registry made large enough once.
-                // Their to-one targets are registered as each row arrives, while it is at hand
-                // and the registry is small (a second pass over a large fetch's objects met
-                // each of them out of the processor's caches): all but targets in the fetched
-                // rows' own table, which must wait for those rows.
+                // its object as SQLite steps to it (no list of snapshots in between) and is
+                // handed on there and then, with its to-one targets registered (as faults). A
+                // large fetch's objects soon leave the processor's caches: each later pass over
+                // them (casting the list, releasing a list) met every one of them in memory
+                // again. As rows of one table have distinct keys, none can be registered
+                // already: they are registered together at the end, into a registry made large
+                // enough once, from a list of IDs and references taken while each object was
+                // at hand (registered one by one as they came, each lookup in a large table
+                // waited for memory alone, between rows). Targets in the fetched rows' own
+                // table must wait for those rows.
                 let fetchedRoot = model[plan.entity].root
+                var pending: [(id: ObjectID, object: ManagedObject?)] = []
                 var previousTargets: [ObjectID?] = []
                 var targetsInOwnTable = false
                 try coordinator.withStore { store in
                     try store.fetch(plan) { snapshot in
                         guard let object = makeObject(snapshot) else { return }
-                        objects.append(object)
+                        pending.append((snapshot.id, object))
+                        body(object)
                         // Rows that point to the same objects mostly share one array (`RowReader`).
                         guard !snapshot.toOne.isEmpty, snapshot.toOne != previousTargets else { return }
                         previousTargets = snapshot.toOne
@@ -115,17 +139,19 @@ extension ObjectContext {
                         }
                     }
                 }
-                registry.reserveCapacity(additional: objects.count, forEntity: plan.entity)
-                for object in objects { registry[object.objectID] = object }
+                let objects = targetsInOwnTable ? pending.compactMap(\.object) : []
+                registry.reserveCapacity(additional: pending.count, forEntity: plan.entity)
+                registry.insertNew(&pending)
                 if targetsInOwnTable { registerTargetFaults(of: objects) }
-                return objects
+                return
             }
             let snapshots = try source.fetchSnapshots(plan)
             // Room for them all at once: growing a large registry step by step rehashes it.
             registry.reserveCapacity(additional: snapshots.count, forEntity: plan.entity)
-            objects = snapshots.compactMap { register($0) }
+            let objects = snapshots.compactMap { register($0) }
             registerTargetFaults(of: objects)
-            return objects
+            objects.forEach(body)
+            return
         }
         let entity = model[plan.entity]
         let accepts: (ManagedObject) -> Bool = { object in
@@ -147,7 +173,7 @@ extension ObjectContext {
         candidates.sort { ObjectSortDescriptor.compare($0, $1, by: plan.sortDescriptors) }
         let start = min(plan.offset, candidates.count)
         let end = plan.limit.map { min(candidates.count, start + max(0, $0)) } ?? candidates.count
-        return Array(candidates[start..<end])
+        candidates[start..<end].forEach(body)
     }
 
     /// Registers (without loading) the to-one targets of fetched objects, so that touching the

@@ -53,6 +53,21 @@ struct ObjectRegistry {
         self = ObjectRegistry()
     }
 
+    /// Registers objects none of which is registered yet (a fetch's rows in a context that held
+    /// none of them), in one tight loop, taking over the references `entries` hold (each is
+    /// left nil) instead of retaining the objects again: the loop touches the tables alone, not
+    /// the objects, and its lookups, independent of one another, overlap in the processor.
+    mutating func insertNew(_ entries: inout [(id: ObjectID, object: ManagedObject?)]) {
+        entries.withUnsafeMutableBufferPointer { entries in
+            for index in entries.indices {
+                guard let object = entries[index].object.take() else { continue }
+                let id = entries[index].id
+                makeTable(for: id.entityNumber)
+                if tables[id.entityNumber].insert(consume object, forKey: id.primaryKey) { count += 1 }
+            }
+        }
+    }
+
     /// Room for `additional` more objects of entity `entityNumber` without growing again.
     mutating func reserveCapacity(additional: Int, forEntity entityNumber: Int) {
         makeTable(for: entityNumber)
@@ -70,26 +85,32 @@ struct ObjectRegistry {
 
 /// One entity's objects by primary key (temporary keys are negative).
 private struct KeyTable {
-    /// Slot keys; `free` marks a free slot. The key that is `free` itself (a store's row may
+    /// A slot: its key and object side by side, so that finding a key and storing its object
+    /// touch one cache line (a large fetch registers its objects in an order that is random to
+    /// the table, and kept apart the two halves of a slot cost a cache miss each).
+    private struct Slot {
+        var key: Int64
+        var object: ManagedObject?
+    }
+
+    /// `free` as a slot's key marks a free slot. The key that is `free` itself (a store's row may
     /// have any key) has its own place, `objectForFreeKey`.
-    private var keys: ContiguousArray<Int64>
-    private var objects: ContiguousArray<ManagedObject?>
+    private var slots: ContiguousArray<Slot>
     private var objectForFreeKey: ManagedObject?
     private(set) var count = 0
-    /// `keys.count - 1`; the capacity is a power of two.
+    /// `slots.count - 1`; the capacity is a power of two.
     private var mask: Int
 
     private static let free = Int64.min
 
     init() {
-        keys = ContiguousArray(repeating: Self.free, count: 8)
-        objects = ContiguousArray(repeating: nil, count: 8)
+        slots = ContiguousArray(repeating: Slot(key: Self.free, object: nil), count: 8)
         mask = 7
     }
 
     func appendObjects(to result: inout [ManagedObject]) {
         guard count > 0 else { return }
-        for object in objects { if let object { result.append(object) } }
+        for slot in slots { if let object = slot.object { result.append(object) } }
         if let objectForFreeKey { result.append(objectForFreeKey) }
     }
 
@@ -103,7 +124,7 @@ private struct KeyTable {
     private func slot(of key: Int64) -> (index: Int, found: Bool) {
         var index = home(of: key)
         while true {
-            let slotKey = keys[index]
+            let slotKey = slots[index].key
             if slotKey == key { return (index, true) }
             if slotKey == Self.free { return (index, false) }
             index = (index + 1) & mask
@@ -113,28 +134,28 @@ private struct KeyTable {
     func object(forKey key: Int64) -> ManagedObject? {
         guard key != Self.free else { return objectForFreeKey }
         let (index, found) = slot(of: key)
-        return found ? objects[index] : nil
+        return found ? slots[index].object : nil
     }
 
     /// Sets the object for `key`; true when the key was not there before.
-    mutating func insert(_ object: ManagedObject, forKey key: Int64) -> Bool {
+    mutating func insert(_ object: consuming ManagedObject, forKey key: Int64) -> Bool {
         guard key != Self.free else {
-            defer { objectForFreeKey = object }
-            if objectForFreeKey == nil { count += 1 }
-            return objectForFreeKey == nil
+            let isNew = objectForFreeKey == nil
+            if isNew { count += 1 }
+            objectForFreeKey = object
+            return isNew
         }
         let (index, found) = slot(of: key)
         if found {
-            objects[index] = object
+            slots[index].object = object
             return false
         }
         // At most half full: probes stay short.
-        if (count + 1) * 2 > keys.count {
+        if (count + 1) * 2 > slots.count {
             grow(toHold: count + 1)
             return insert(object, forKey: key)
         }
-        keys[index] = key
-        objects[index] = object
+        slots[index] = Slot(key: key, object: object)
         count += 1
         return true
     }
@@ -147,46 +168,55 @@ private struct KeyTable {
         }
         let (index, found) = slot(of: key)
         guard found else { return nil }
-        let removed = objects[index]
+        let removed = slots[index].object
         // Backward shift: move up each following entry that the gap separates from its home.
         var gap = index
         var next = (index + 1) & mask
-        while keys[next] != Self.free {
-            let wanted = home(of: keys[next])
+        while slots[next].key != Self.free {
+            let wanted = home(of: slots[next].key)
             // The entry may fill the gap unless its home lies after the gap, up to it.
             let distanceToEntry = (next - wanted) & mask
             let distanceToGap = (next - gap) & mask
             if distanceToEntry >= distanceToGap {
-                keys[gap] = keys[next]
-                objects[gap] = objects[next]
+                slots[gap] = slots[next]
                 gap = next
             }
             next = (next + 1) & mask
         }
-        keys[gap] = Self.free
-        objects[gap] = nil
+        slots[gap] = Slot(key: Self.free, object: nil)
         count -= 1
         return removed
     }
 
     /// Room for `capacity` objects without growing again.
     mutating func reserveCapacity(_ capacity: Int) {
-        if capacity * 2 > keys.count { grow(toHold: capacity) }
+        if capacity * 2 > slots.count { grow(toHold: capacity) }
     }
 
+    /// Moves the entries into a table of twice the size (or more) without retaining and
+    /// releasing the objects again: a table that grows while a large fetch registers its rows
+    /// would otherwise reach back into every object registered so far, long out of the
+    /// processor's caches. (A table shared with a copy of the registry, a save's journal, is
+    /// copied first, as any array.)
     private mutating func grow(toHold capacity: Int) {
-        var size = keys.count
+        var size = slots.count
         while capacity * 2 > size { size *= 2 }
-        let oldKeys = keys
-        let oldObjects = objects
-        keys = ContiguousArray(repeating: Self.free, count: size)
-        objects = ContiguousArray(repeating: nil, count: size)
-        mask = size - 1
-        for index in oldKeys.indices where oldKeys[index] != Self.free {
-            var slot = home(of: oldKeys[index])
-            while keys[slot] != Self.free { slot = (slot + 1) & mask }
-            keys[slot] = oldKeys[index]
-            objects[slot] = oldObjects[index]
+        var oldSlots = slots
+        slots = []
+        var newSlots = ContiguousArray(repeating: Slot(key: Self.free, object: nil), count: size)
+        let newMask = size - 1
+        mask = newMask
+        newSlots.withUnsafeMutableBufferPointer { newSlots in
+            oldSlots.withUnsafeMutableBufferPointer { oldSlots in
+                for index in oldSlots.indices where oldSlots[index].key != Self.free {
+                    var slot = home(of: oldSlots[index].key)
+                    while newSlots[slot].key != Self.free { slot = (slot + 1) & newMask }
+                    newSlots[slot].key = oldSlots[index].key
+                    // A swap with the new table's nil moves the reference: no retain, no release.
+                    swap(&newSlots[slot].object, &oldSlots[index].object)
+                }
+            }
         }
+        slots = newSlots
     }
 }

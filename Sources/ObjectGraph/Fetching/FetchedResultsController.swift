@@ -197,25 +197,34 @@ public final class FetchedResultsController<Result: ManagedObject> {
     private func fetchSectionsRecordingFailures() throws -> [Section] {
         // The class's own code runs unspecialized outside this module (the result class is
         // the caller's), where every generic array operation per object (`last`, `append`, a
-        // cast) cost more than naming the object's section: the objects are cast as one
-        // array, and sectioned by non-generic code (`ResultsSectioning`).
-        let found = try context.fetchObjects(for: request)
-        let objects: [Result]
-        let sectioned: [ManagedObject]
-        if let all = found as? [Result] {
-            (objects, sectioned) = (all, found)
-        } else {
-            objects = found.compactMap { downcast($0, to: Result.self) }
-            sectioned = objects.map { $0 }
+        // cast) cost more than naming the object's section: the objects are filed into
+        // sections by non-generic code (`ResultsSectioner`) as the fetch makes them, and each
+        // section's list is cast as a whole.
+        var sectioner = ResultsSectioner(keyPath: sectionKeyPath)
+        try context.forEachFetchedObject(for: request) { sectioner.add($0) }
+        guard sectioner.commonClass == ObjectIdentifier(Result.self) else {
+            // Objects of other classes (a request by entity name, subentities): those that are
+            // not `Result`s are left out, as `fetch` leaves them out, before sectioning.
+            let objects = sectioner.objects.compactMap { downcast($0, to: Result.self) }
+            guard let sectionKeyPath else { return [Section(name: "", objects: objects)] }
+            var result: [Section] = []
+            var start = 0
+            for run in ResultsSectioning.runs(of: objects, keyPath: sectionKeyPath) {
+                result.append(Section(name: run.name, objects: Array(objects[start..<start + run.count])))
+                start += run.count
+            }
+            return result
         }
-        guard let sectionKeyPath else { return [Section(name: "", objects: objects)] }
-        var result: [Section] = []
-        var start = 0
-        for run in ResultsSectioning.runs(of: sectioned, keyPath: sectionKeyPath) {
-            result.append(Section(name: run.name, objects: Array(objects[start..<start + run.count])))
-            start += run.count
-        }
-        return result
+        return sectioner.sections().map { Section(name: $0.name, objects: Self.cast($0.objects)) }
+    }
+
+    /// `objects` as a list of `Result`, the same list, for objects that are all exactly of
+    /// the class `Result`: a list of class references is laid out alike whatever its element
+    /// class (the standard library casts such lists the same way where it can check them), and
+    /// copying it object by object would meet every object again, out of the processor's
+    /// caches, and run unspecialized (see `fetchSectionsRecordingFailures`).
+    private static func cast(_ objects: [ManagedObject]) -> [Result] {
+        unsafeBitCast(objects, to: [Result].self)
     }
 
     // MARK: Diffing

@@ -106,4 +106,111 @@ struct ResultsSectioningTests {
             try context.throwIfLoadFailed()
         }
     }
+
+    @Test("sections by a place's name: no place and a place named \"\" make one section, in every kind of context and fetch")
+    func sectionsByPlaceName() throws {
+        for seed in [UInt64(3), 11, 2028] {
+            print("ResultsSectioningTests.sectionsByPlaceName seed \(seed)")
+            var generator = SplitMix64(seed: seed)
+            let store = try TestStore()
+            let writer = store.context()
+            // One place named "", whose photos share a section with those of no place.
+            let places = ["Porto", "", "Lisboa", "Évora"].map { name -> Place in
+                let place = Place(context: writer)
+                place.name = name
+                return place
+            }
+            var expected: [(place: String, date: Double, unique: String)] = []
+            for index in 0..<120 {
+                let photo = Photo(context: writer)
+                photo.unique = String(format: "p%03d", index)
+                photo.dateTaken = Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0..<50, using: &generator)))
+                let choice = Int.random(in: 0...places.count, using: &generator)
+                photo.place = choice < places.count ? places[choice] : nil
+                expected.append((photo.place?.name ?? "", photo.dateTaken?.timeIntervalSinceReferenceDate ?? 0, photo.unique))
+            }
+            try writer.save()
+            // SQLite's order: no place first, then names byte by byte, then date, then key (insertion order here).
+            let noPlace = Set(try store.rows("SELECT ZUNIQUE FROM ZPHOTO WHERE ZPLACE IS NULL").compactMap { $0[0].textValue })
+            expected.sort { left, right in
+                let (leftKey, rightKey) = (noPlace.contains(left.unique) ? [] : [0] + Array(left.place.utf8),
+                                           noPlace.contains(right.unique) ? [] : [0] + Array(right.place.utf8))
+                if leftKey != rightKey { return leftKey.lexicographicallyPrecedes(rightKey) }
+                if left.date != right.date { return left.date < right.date }
+                return left.unique < right.unique
+            }
+            var sections: [(name: String, uniques: [String])] = []
+            for photo in expected {
+                if sections.last?.name == photo.place { sections[sections.count - 1].uniques.append(photo.unique) } else { sections.append((photo.place, [photo.unique])) }
+            }
+            #expect(sections.map(\.name) == ["", "Lisboa", "Porto", "Évora"], "seed \(seed)")
+            var prefetching = FetchRequest<Photo>(sortedBy: [ObjectSortDescriptor("place.name"), ObjectSortDescriptor("dateTaken")])
+            prefetching.relationshipKeyPathsForPrefetching = ["place"]
+            let holding = store.context()
+            _ = try holding.fetch(FetchRequest<Place>())
+            let changed = store.context()
+            let extra = Photo(context: changed)
+            extra.unique = "unsaved"
+            extra.place = nil
+            for (label, context, request) in [("fresh", store.context(), FetchRequest<Photo>(sortedBy: prefetching.sortDescriptors)),
+                                              ("prefetching", store.context(), prefetching), ("holding places", holding, prefetching),
+                                              ("unsaved changes", changed, FetchRequest<Photo>(sortedBy: prefetching.sortDescriptors))] {
+                let controller = try FetchedResultsController(request: request, context: context, sectionKeyPath: "place.name")
+                try controller.performFetch()
+                var wanted = sections
+                if context === changed { wanted[0].uniques.insert("unsaved", at: 0) }
+                #expect(controller.sectionNames == wanted.map(\.name), "seed \(seed), \(label)")
+                #expect(controller.sections.map { $0.objects.map(\.unique) } == wanted.map(\.uniques), "seed \(seed), \(label)")
+                // Each object is the context's one object for its row.
+                for photo in controller.fetchedObjects where !photo.objectID.isTemporary {
+                    #expect(try context.existingObject(with: photo.objectID) === photo, "seed \(seed), \(label)")
+                }
+                // A section's list is an ordinary list of photos: it can be changed like any.
+                var list = controller.sections[0].objects
+                list.append(contentsOf: controller.sections[1].objects)
+                list.removeFirst()
+                #expect(list.count == wanted[0].uniques.count + wanted[1].uniques.count - 1, "seed \(seed), \(label)")
+                #expect(list.map(\.unique) == Array((wanted[0].uniques + wanted[1].uniques).dropFirst()), "seed \(seed), \(label)")
+                try context.throwIfLoadFailed()
+            }
+        }
+    }
+
+    @Test("a controller over an entity with subentities sections objects of every class, and of only the result's class when asked for one")
+    func sectionsOfSeveralClasses() throws {
+        let store = try TestStore()
+        let writer = store.context()
+        let albums = ["Summer", "Winter"].map { title -> Album in
+            let album = Album(context: writer)
+            album.title = title
+            return album
+        }
+        for index in 0..<12 {
+            let media: Media = index % 3 == 0 ? Clip(context: writer) : Picture(context: writer)
+            media.caption = String(format: "m%02d", index)
+            media.album = index % 4 == 3 ? nil : albums[index % 2]
+        }
+        try writer.save()
+        let order = [ObjectSortDescriptor("album.title"), ObjectSortDescriptor("caption")]
+        let all = try FetchedResultsController(request: FetchRequest<Media>(sortedBy: order), context: store.context(),
+                                               sectionKeyPath: "album.title")
+        try all.performFetch()
+        #expect(all.sectionNames == ["", "Summer", "Winter"])
+        #expect(all.sections.map { $0.objects.compactMap(\.caption) }
+                == [["m03", "m07", "m11"], ["m00", "m02", "m04", "m06", "m08", "m10"], ["m01", "m05", "m09"]])
+        #expect(all.fetchedObjects.map { $0 is Clip } == all.fetchedObjects.map { ["m00", "m03", "m06", "m09"].contains($0.caption ?? "") })
+        // Pictures only, through the abstract entity's name: a controller of `Media` whose objects are all `Picture`s.
+        let pictures = try FetchedResultsController(
+            request: FetchRequest<Media>(entityName: "Picture", sortedBy: order), context: store.context(), sectionKeyPath: "album.title")
+        try pictures.performFetch()
+        #expect(pictures.sections.map { $0.objects.compactMap(\.caption) } == [["m07", "m11"], ["m02", "m04", "m08", "m10"], ["m01", "m05"]])
+        // Without a section key path, one section, even with no objects.
+        let none = try FetchedResultsController(request: FetchRequest<Picture>(predicate: "caption == 'none'"), context: store.context())
+        try none.performFetch()
+        #expect(none.sectionNames == [""] && none.fetchedObjects.isEmpty)
+        let unsectioned = try FetchedResultsController(request: FetchRequest<Picture>(sortedBy: [ObjectSortDescriptor("caption")]),
+                                                       context: store.context())
+        try unsectioned.performFetch()
+        #expect(unsectioned.sectionNames == [""] && unsectioned.fetchedObjects.compactMap(\.caption).count == 8)
+    }
 }
