@@ -1,4 +1,7 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// 6.2: from this tools version on, SwiftPM lets another package depend on these products by
+// version although their targets take unsafe flags (`metadataAccessors`, `vacation`'s link);
+// under 6.0 only a path or branch dependency could.
 import PackageDescription
 
 // A static archive's member is linked only when a symbol of it is used, and Foundation's bridging
@@ -15,6 +18,14 @@ let foundationBridging = [
     "$s20FoundationEssentials9IndexPathVs21_ObjectiveCBridgeable0A0Mc",
     "$sShyxGs21_ObjectiveCBridgeable10FoundationMc",
 ].flatMap { ["-Xlinker", "--undefined=" + $0] }
+
+// Generic types' metadata reached through accessor functions that pass the conformances they
+// need, instead of by mangled name: the runtime's decoder of a mangled name checks the generic
+// requirements again, and each first "does String conform to Hashable" of a process scans every
+// conformance record of the binary (5,738 in `vacation`). `show` 25.4 M → 18.6 M instructions
+// (README "Performance"). Every target in `vacation`'s link takes it. An unsafe flag: a package
+// that depends on these libraries by version needs SwiftPM 6.2 or later (see the tools version).
+let metadataAccessors: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
 
 let package = Package(
     name: "Vacations",
@@ -36,23 +47,23 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
-        .target(name: "SQLiteDB", dependencies: ["CSQLite"]),
+        .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: metadataAccessors),
         // Locked<Value>: shared state behind a pthread mutex, which ThreadSanitizer models (it does not model Mutex).
-        .target(name: "Locking"),
+        .target(name: "Locking", swiftSettings: metadataAccessors),
         // ISO 8601 text for Core Data's timestamps, proleptic Gregorian (the CLIs' JSON and the exports).
-        .target(name: "Timestamps"),
+        .target(name: "Timestamps", swiftSettings: metadataAccessors),
         // Thread-local storage for ObjectGraph's property-wrapper ordinals (C has it; Swift doesn't).
         .target(name: "CObjectGraphSupport"),
-        .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CObjectGraphSupport", "Locking"]),
+        .target(name: "ObjectGraph", dependencies: ["SQLiteDB", "CObjectGraphSupport", "Locking"], swiftSettings: metadataAccessors),
         // Core Data's file formats beside the core: model files (.xcdatamodel(d), read with
         // libxml2), models and summaries inferred from stores.
         .target(name: "CoreDataFiles", dependencies: ["ObjectGraph", "SQLiteDB", "CLibXML2"]),
-        .target(name: "Documents", dependencies: ["ObjectGraph", "SQLiteDB", "Locking"]),
-        .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2", "Timestamps"]),
+        .target(name: "Documents", dependencies: ["ObjectGraph", "SQLiteDB", "Locking"], swiftSettings: metadataAccessors),
+        .target(name: "Vacations", dependencies: ["Documents", "ObjectGraph", "SQLiteDB", "CLibXML2", "Timestamps"], swiftSettings: metadataAccessors),
         // What both command-line tools stand on, knowing nothing of vacations or stores: parsing,
         // help, usage errors, exit codes, JSON, tables, display width, terminal and progress.
-        .target(name: "CommandLineKit", dependencies: ["Locking", "Timestamps"]),
-        .target(name: "VacationCLI", dependencies: ["CommandLineKit", "Vacations", "Documents", "ObjectGraph"]),
+        .target(name: "CommandLineKit", dependencies: ["Locking", "Timestamps"], swiftSettings: metadataAccessors),
+        .target(name: "VacationCLI", dependencies: ["CommandLineKit", "Vacations", "Documents", "ObjectGraph"], swiftSettings: metadataAccessors),
         // `vacation` links the Swift runtime and Foundation statically, so that the loader binds
         // no Swift library at each start; main.swift, compiled against the static modules, names
         // the archives Foundation needs. It leaves libcurl out of the link (FoundationNetworking's
@@ -61,10 +72,14 @@ let package = Package(
         // as a process): a test binary takes an executable dependency's linker flags, and Testing
         // has no static library. `docstore` stays dynamic: statically linked, its `migrate` lost
         // Array's bridging conformance (see `foundationBridging`), and its start matters less.
+        // Linked as a position-dependent executable (`-no-pie`): as a PIE the loader applied
+        // 82,000 relative relocations at every start, copying 200 pages of the binary's data on
+        // write (about 0.5 ms of CPU of a 4 ms `--version`); the libraries it loads are still
+        // placed at random (ARCHITECTURE.md §6).
         .target(name: "CCurlLoader", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit", "CCurlLoader"],
                           swiftSettings: [.unsafeFlags(["-static-stdlib", "-Xfrontend", "-disable-autolink-library", "-Xfrontend", "curl"], .when(platforms: [.linux]))],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld"] + foundationBridging, .when(platforms: [.linux]))]),
+                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-no-pie"] + foundationBridging, .when(platforms: [.linux]))]),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
         // A VFS that fails the Nth I/O call (SQLite's I/O-error tests); only test code links it.

@@ -65,9 +65,16 @@ public struct FlickrFeedGenerator: Sendable {
 
     /// Writes the XML response, streaming, so that millions of photos need little memory.
     public func writeXML(to url: URL) throws {
+        try writeXML(to: url, indices: 0..<photos)
+    }
+
+    /// Writes the XML response holding only photos `indices`, each exactly as the whole
+    /// response holds it (a page of the feed, or one photo for `vacation toggle --feed`).
+    public func writeXML(to url: URL, indices: Range<Int>) throws {
         try write(to: url) { emit in
-            emit("<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photos page=\"1\" pages=\"1\" perpage=\"\(photos)\" total=\"\(photos)\">\n")
-            for index in 0..<photos {
+            emit("<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\">\n<photos page=\"1\" pages=\"1\" "
+                 + "perpage=\"\(indices.count)\" total=\"\(indices.count)\">\n")
+            for index in indices {
                 let id = id(index)
                 emit("  <photo id=\"\(id)\" owner=\"12345678@N00\" secret=\"abcdef\(index % 10)\" server=\"65535\" farm=\"66\" "
                      + "title=\"\(title(index))\" ispublic=\"1\" isfriend=\"0\" isfamily=\"0\" dateupload=\"\(1_600_000_000 + index * 60)\" "

@@ -80,6 +80,8 @@ extension BenchRunner {
         for command in commands {
             try measureScale(command, vacation: vacation, library: library, shellPath: shellPath, store: store, photos: photos)
         }
+        // Last: it changes the vacation (and leaves it as it found it).
+        try measureScaleToggle(vacation: vacation, library: library, shellPath: shellPath, store: store, generator: scaleGenerator)
     }
 
     private func measureScale(_ command: ScaleCommand, vacation: String, library: String, shellPath: String, store: String,
@@ -136,7 +138,7 @@ extension BenchRunner {
     /// time (user and system, all its threads, its loader too) goes to `lastCPUMilliseconds`:
     /// this process's own CPU time says nothing of a child's, and a loaded machine stretches
     /// wall-clock times much more than CPU times.
-    private func timedChild(_ body: () throws -> Void) rethrows -> Double {
+    func timedChild(_ body: () throws -> Void) rethrows -> Double {
         let before = Self.childrenCPUMilliseconds()
         let wall = try timed(body)
         lastCPUMilliseconds = Self.childrenCPUMilliseconds() - before
@@ -160,7 +162,7 @@ extension BenchRunner {
     }
 
     /// Runs a program to its end; its standard output, or an error naming its status.
-    private func runProcess(_ path: String, _ arguments: [String]) throws -> String {
+    func runProcess(_ path: String, _ arguments: [String]) throws -> String {
         let result = try ProductProcess.runExternal(path, arguments)
         guard result.status == 0 else {
             throw BenchError("\(URL(fileURLWithPath: path).lastPathComponent) \(arguments.joined(separator: " ")) "

@@ -70,4 +70,42 @@ struct DisplayWidthTests {
             #expect((0...2).contains(width), "U+\(String(value, radix: 16))")
         }
     }
+
+    @Test("the printable-ASCII shortcut gives the width and the sanitized text the cluster-by-cluster path gives")
+    func printableASCIIShortcut() {
+        for value in UInt8(0x20)...UInt8(0x7E) {
+            let character = Character(Unicode.Scalar(value))
+            #expect(DisplayWidth.of(character) == 1, "\(value)")
+            #expect(DisplayWidth.printableASCIIWidth(String(character)) == 1)
+        }
+        for value in Array(UInt8(0)..<UInt8(0x20)) + [0x7F] {
+            #expect(DisplayWidth.printableASCIIWidth("a" + String(Unicode.Scalar(value))) == nil)
+        }
+        let seed = UInt64.random(in: 1...UInt64.max)
+        print("DisplayWidthTests seed \(seed)")
+        var generator = SplitMix(state: seed)
+        let pieces = ["a", "Z", "0", "#", "*", " ", "~", "\t", "\n", "\r", "\u{7F}", "\u{1B}", "é", "\u{301}", "日", "👍", "\u{FE0F}",
+                      "\u{200B}", "\u{2028}", "1\u{FE0F}\u{20E3}", "\u{600}"]
+        for _ in 0..<2_000 {
+            let text = (0..<Int.random(in: 0...10, using: &generator)).map { _ in
+                pieces[Int.random(in: 0..<pieces.count, using: &generator)]
+            }.joined()
+            let clusterByCluster = text.reduce(0) { $0 + DisplayWidth.of($1) }
+            #expect(DisplayWidth.of(text) == clusterByCluster, "seed \(seed): \(text.unicodeScalars.map(\.value))")
+            var scalars = String.UnicodeScalarView()
+            for scalar in text.unicodeScalars { scalars.append(scalar.properties.generalCategory == .control || scalar.value == 0x2028 || scalar.value == 0x2029 ? " " : scalar) }
+            #expect(TextTable.sanitized(text) == String(scalars), "seed \(seed)")
+        }
+    }
+}
+
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

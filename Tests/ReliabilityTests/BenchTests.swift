@@ -173,14 +173,14 @@ struct BenchTests {
         }
     }
 
-    @Test("--scale runs each command as a process beside the sqlite3 shell, and both answer the same number of rows")
+    @Test("--scale runs each command as a process beside the sqlite3 shell, both answer the same number of rows, and a toggle leaves both stores alike")
     func scale() throws {
         let result = try ProductProcess.run("vacation-bench", ["--scale", "--scale-photos", "120", "--runs", "1", "--json"])
         #expect(result.status == 0, "\(result.errors)")
         let figures = try lines(result.output)
         #expect(figures.map { $0["figure"] as? String } == [
             "scale photos --limit 50", "scale photos --tag T --limit 50", "scale show ID", "scale tags", "scale places",
-            "scale search WORD", "scale list (100 vacations)", "scale check", "scale backup",
+            "scale search WORD", "scale list (100 vacations)", "scale check", "scale backup", "scale toggle ID",
         ])
         for figure in figures {
             #expect(figure["photos"] as? Int == 120)

@@ -15,6 +15,7 @@
 ///     DisplayWidth.of("👨‍👩‍👧")         // 2
 package enum DisplayWidth {
     package static func of(_ text: String) -> Int {
+        if let width = printableASCIIWidth(text) { return width }
         var width = 0
         for character in text {
             width += of(character)
@@ -28,6 +29,18 @@ package enum DisplayWidth {
             width += of(character)
         }
         return width
+    }
+
+    /// The width of text that is all printable ASCII (U+0020–U+007E), one column a byte, read
+    /// from its UTF-8 without making a `Character`; nil for any other text. Tables are mostly
+    /// such text, and cluster by cluster a `tags` table of 2,000 rows took 29 M instructions.
+    package static func printableASCIIWidth(_ text: String) -> Int? {
+        var count = 0
+        for byte in text.utf8 {
+            guard byte >= 0x20, byte < 0x7F else { return nil }
+            count += 1
+        }
+        return count
     }
 
     /// The width of one grapheme cluster: 0, 1 or 2.

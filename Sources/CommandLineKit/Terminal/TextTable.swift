@@ -110,6 +110,8 @@ package struct TextTable: Sendable, Equatable {
     }
 
     package static func sanitized(_ text: String) -> String {
+        // Printable ASCII holds no control character: no scalar's properties to look up.
+        if DisplayWidth.printableASCIIWidth(text) != nil { return text }
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
