@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// One row about to change, as SQLite's pre-update hook reports it. Valid only inside the
 /// handler that receives it (its values are read from SQLite while the change is under way).
@@ -10,6 +11,11 @@ package struct RowChange: ~Copyable {
     package let kind: Kind
     /// The table's name (in the main database; attached databases are not reported).
     package let table: String
+    /// A number for `table` that stays its own for as long as one `observeRowChanges` call observes (the same name
+    /// always gets the same number), so that a handler can keep what it knows of a table in an
+    /// array rather than hash the name at every row; -1 when the connection has seen too many
+    /// names to number them all.
+    package let tableNumber: Int
     /// The rowid before the change (updates and deletes) and after it (inserts and updates).
     package let oldKey: Int64
     package let newKey: Int64
@@ -48,30 +54,32 @@ final class RowChangeBox {
     /// commits or releases a savepoint: the last moment to write inside it.
     var willCommit: (() throws -> Void)?
     var transactionEvent: ((TransactionEvent) -> Void)?
-    /// Table names seen, by the pointer SQLite passed: the hook runs for every row written, and
-    /// a name compared in place costs no allocation. (A pointer SQLite reuses for another name
-    /// fails the comparison and is replaced.)
-    private var names: [(pointer: UnsafePointer<CChar>, name: String)] = []
+    /// Table names seen, each with the pointer SQLite last passed for it and its bytes: the hook
+    /// runs for every row written, and a name compared in place (`strcmp`) costs no allocation
+    /// and no hashing. A name's index here is its `RowChange.tableNumber`, so entries are never
+    /// replaced: a pointer SQLite reuses for another name fails the comparison, and that name
+    /// is found (or added) by its bytes.
+    private var names: [(pointer: UnsafePointer<CChar>, bytes: ContiguousArray<CChar>, name: String)] = []
+    private static let numberedNames = 64
 
-    func name(at pointer: UnsafePointer<CChar>) -> String {
+    func name(at pointer: UnsafePointer<CChar>) -> (name: String, number: Int) {
         for index in names.indices where names[index].pointer == pointer {
-            if equals(names[index].name, pointer) { return names[index].name }
-            let name = String(cString: pointer)
-            names[index].name = name
-            return name
+            if Self.same(names[index].bytes, pointer) { return (names[index].name, index) }
+        }
+        for index in names.indices where Self.same(names[index].bytes, pointer) {
+            names[index].pointer = pointer
+            return (names[index].name, index)
         }
         let name = String(cString: pointer)
-        if names.count < 64 { names.append((pointer, name)) }
-        return name
+        guard names.count < Self.numberedNames else { return (name, -1) }
+        var bytes = ContiguousArray(name.utf8CString)
+        if bytes.last != 0 { bytes.append(0) }
+        names.append((pointer, bytes, name))
+        return (name, names.count - 1)
     }
 
-    private func equals(_ name: String, _ pointer: UnsafePointer<CChar>) -> Bool {
-        var offset = 0
-        for byte in name.utf8 {
-            guard UInt8(bitPattern: pointer[offset]) == byte else { return false }
-            offset += 1
-        }
-        return pointer[offset] == 0
+    private static func same(_ bytes: ContiguousArray<CChar>, _ pointer: UnsafePointer<CChar>) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { strcmp($0, pointer) == 0 } ?? false }
     }
     /// Asked by SQLite's commit hook: false turns the commit into a rollback (a commit that
     /// `willCommit` did not see, such as a statement run outside any transaction).
@@ -117,7 +125,8 @@ extension Connection {
             case SQLITE_DELETE: kind = .delete
             default: kind = .update
             }
-            handler(RowChange(kind: kind, table: box.name(at: tableName), oldKey: oldKey, newKey: newKey, handle: database))
+            let table = box.name(at: tableName)
+            handler(RowChange(kind: kind, table: table.name, tableNumber: table.number, oldKey: oldKey, newKey: newKey, handle: database))
         }, context)
         sqlite3_commit_hook(handle, { context in
             guard let context else { return 0 }

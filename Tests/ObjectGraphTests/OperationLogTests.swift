@@ -186,4 +186,64 @@ struct OperationLogTests {
             #expect(throws: StoreError.self, "\(bad)") { try store.coordinator.loggedOperations(since: bad) }
         }
     }
+
+    @Test("a new operation's row goes in whole with its first records; a coordinator of the same session joins it, a new session starts another")
+    func operationRowsAndSessions() throws {
+        let store = try TestStore(tracksHistory: true)
+        try store.coordinator.recordOperations(author: "cli", session: "session one")
+        let recorder = SQLTraceRecorder()
+        try store.coordinator.withConnection { recorder.attach(to: $0) }
+        let context = store.context()
+        func operations() throws -> [[SQLiteValue]] {
+            try store.rows("SELECT AUTHOR, SESSION, INSERTED, UPDATED, DELETED, FIRST_TRANSACTION, LAST_TRANSACTION FROM UNDO_OPERATION ORDER BY ID")
+        }
+        func writes(of table: String) -> [String] {
+            recorder.statements.filter { $0.hasPrefix("INSERT INTO \(table)") || $0.hasPrefix("UPDATE \(table)") }
+        }
+        let lisbon = Place(context: context)
+        lisbon.name = "Lisbon"
+        try context.save()
+        // The first flush of an operation inserts its row with the counts: no update after it.
+        #expect(writes(of: "UNDO_OPERATION").count == 1 && writes(of: "UNDO_OPERATION").allSatisfy { $0.hasPrefix("INSERT") })
+        #expect(try operations() == [[.text("cli"), .text("session one"), .text(#"{"Place":1}"#), .text("{}"), .text("{}"), .integer(1), .integer(1)]])
+        recorder.clear()
+        lisbon.name = "Lisboa"
+        try context.save()
+        #expect(writes(of: "UNDO_OPERATION").count == 2 && writes(of: "UNDO_OPERATION").allSatisfy { $0.hasPrefix("UPDATE") })
+        // The place was inserted by this operation: updating it adds no update to the counts.
+        #expect(try operations() == [[.text("cli"), .text("session one"), .text(#"{"Place":1}"#), .text("{}"), .text("{}"), .integer(1), .integer(2)]])
+        // Another coordinator of the same session (a command that opened its store again) joins
+        // the latest operation, and its counts add to it.
+        let again = try StoreCoordinator(url: store.url, model: store.coordinator.model, tracksHistory: true)
+        try again.recordOperations(author: "cli", session: "session one")
+        let other = ObjectContext(coordinator: again)
+        let sea = Tag(context: other)
+        sea.name = "sea"
+        try other.save()
+        #expect(try operations() == [[.text("cli"), .text("session one"), .text(#"{"Place":1,"Tag":1}"#), .text("{}"), .text("{}"),
+                                      .integer(1), .integer(3)]])
+        #expect(try store.rows("SELECT OPERATION, SEQUENCE, KIND, TABLE_NAME FROM UNDO_ROW ORDER BY OPERATION, SEQUENCE") == [
+            [.integer(1), .integer(0), .integer(0), .text("ZPLACE")], [.integer(1), .integer(1), .integer(1), .text("ZPLACE")],
+            [.integer(1), .integer(2), .integer(0), .text("ZTAG")],
+        ])
+        // `beginOperation` starts a session no operation has: nothing is looked up to join.
+        recorder.clear()
+        try store.coordinator.beginOperation(author: "edit")
+        context.delete(lisbon)
+        try context.save()
+        #expect(!recorder.statements.contains { $0.contains("FROM UNDO_OPERATION") })
+        let log = try operations()
+        #expect(log.count == 2 && log.last.map { Array($0[2...]) } == [.text("{}"), .text("{}"), .text(#"{"Place":1}"#), .integer(4), .integer(4)])
+        // A coordinator with a session of its own starts an operation of its own.
+        try again.recordOperations(author: "cli", session: "session two")
+        let kyoto = Place(context: other)
+        kyoto.name = "Kyoto"
+        try other.save()
+        #expect(try operations().map { [$0[0], $0[1], $0[2]] } == [
+            [.text("cli"), .text("session one"), .text(#"{"Place":1,"Tag":1}"#)], [.text("edit"), log[1][1], .text("{}")],
+            [.text("cli"), .text("session two"), .text(#"{"Place":1}"#)],
+        ])
+        #expect(try store.coordinator.undoLatestOperation(author: "undo")?.author == "cli")
+        #expect(try store.rows("SELECT count(*) FROM ZPLACE") == [[.integer(0)]])
+    }
 }

@@ -187,17 +187,17 @@ extension PredicateSQLCompilation {
     }
 
     /// What `key` names on `entity`; throws for an unknown key or a transient attribute.
-    func property(_ key: String, of entity: Entity, fullPath: String) throws -> ResolvedProperty {
+    func property(_ key: String, of entity: Entity, fullPath: @autoclosure () -> String) throws -> ResolvedProperty {
         if let attribute = entity.attribute(named: key) {
             guard let column = attribute.column else {
-                throw FetchRequestError("\(key) is a transient attribute of \(entity.name), which a fetch cannot read from the store (key path '\(fullPath)')")
+                throw FetchRequestError("\(key) is a transient attribute of \(entity.name), which a fetch cannot read from the store (key path '\(fullPath())')")
             }
             return .attribute(attribute, column: column)
         }
         if let relationship = entity.relationship(named: key) {
             return .relationship(relationship, destination: model[relationship.destination])
         }
-        throw FetchRequestError("\(entity.name) has no attribute or relationship named '\(key)' (key path '\(fullPath)')")
+        throw FetchRequestError("\(entity.name) has no attribute or relationship named '\(key)' (key path '\(fullPath())')")
     }
 
     /// An attribute with its column, or a relationship with its destination.

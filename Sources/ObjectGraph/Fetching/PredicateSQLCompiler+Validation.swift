@@ -7,8 +7,9 @@ struct PredicateKeyPathValidator {
     /// What a key path reaches, as far as the model tells.
     enum Target {
         case entity(Entity, origin: String)
-        /// An attribute, with its description for messages: "title, a String attribute of Photo".
-        case attribute(String)
+        /// An attribute, reached as `reached` (for messages: "title, a String attribute of Photo",
+        /// made only when one is needed).
+        case attribute(EntityAttribute, of: Entity, reached: String)
         case constant
         /// Reached from a free variable: anything goes.
         case unknown
@@ -66,7 +67,9 @@ struct PredicateKeyPathValidator {
         }
     }
 
-    private func resolve(_ path: [String], from start: Target, fullPath: String) throws -> Target {
+    /// `fullPath` is made only for an error's message: describing the expression cost most of
+    /// validating a fetch request's predicate.
+    private func resolve(_ path: [String], from start: Target, fullPath: @autoclosure () -> String) throws -> Target {
         var current = start
         var position = 0
         while position < path.count {
@@ -74,15 +77,16 @@ struct PredicateKeyPathValidator {
             case .unknown:
                 return .unknown
             case .constant:
-                throw FetchRequestError("Cannot follow '\(path[position])' from a constant (key path '\(fullPath)')")
-            case .attribute(let origin):
-                throw FetchRequestError("Cannot follow '\(path[position])' from \(origin) (key path '\(fullPath)')")
+                throw FetchRequestError("Cannot follow '\(path[position])' from a constant (key path '\(fullPath())')")
+            case .attribute(let attribute, let entity, let reached):
+                let origin = "\(reached), a \(attribute.type.coreDataName) attribute of \(entity.name)"
+                throw FetchRequestError("Cannot follow '\(path[position])' from \(origin) (key path '\(fullPath())')")
             case .entity(let entity, let origin):
                 let key = entity.key(in: path, at: &position)
                 let reached = PredicateSQLCompilation.appending(key, to: origin)
-                switch try compilation.property(key, of: entity, fullPath: fullPath) {
+                switch try compilation.property(key, of: entity, fullPath: fullPath()) {
                 case .attribute(let attribute, _):
-                    current = .attribute("\(reached), a \(attribute.type.coreDataName) attribute of \(entity.name)")
+                    current = .attribute(attribute, of: entity, reached: reached)
                 case .relationship(_, let destination):
                     current = .entity(destination, origin: reached)
                 }

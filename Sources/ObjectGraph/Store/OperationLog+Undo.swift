@@ -27,12 +27,12 @@ struct OperationUndo {
         let previousAuthor = recorder.author
         defer {
             // Whatever follows is an operation of its own, by the author the store had.
-            recorder.startOperation(author: previousAuthor, session: UUID().uuidString)
+            recorder.startOperation(author: previousAuthor)
             recorder.keepsRows = true
         }
         return try connection.transaction(.immediate) { () throws -> LoggedOperation? in
             guard let target = try latestUndoable(on: connection) else { return nil }
-            recorder.startOperation(author: author, session: UUID().uuidString, undoes: target.id)
+            recorder.startOperation(author: author, undoes: target.id)
             recorder.keepsRows = false
             var changes = HistoryChanges()
             try revert(target.id, on: connection, collecting: store.history != nil, into: &changes)

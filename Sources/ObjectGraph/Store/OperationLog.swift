@@ -89,7 +89,7 @@ extension StoreCoordinator {
             guard let recorder = store.operationRecorder else {
                 throw StoreError("the store does not log operations: call recordOperations(author:) first")
             }
-            recorder.startOperation(author: author, session: UUID().uuidString)
+            recorder.startOperation(author: author)
         }
     }
 

@@ -115,6 +115,11 @@ final class OperationRecorder {
     /// Identifies this recorder's operation across transactions (and other recorders of this
     /// process that join it: `sessionKey`).
     var sessionKey: String
+    /// True when `sessionKey` was made by `startOperation`, so that no operation of the log has it.
+    private var sessionIsNew = false
+    /// `RowChange.tableNumber` → the table recorded under that name (`.some(nil)`: a table not
+    /// recorded); nil where the number was not seen yet.
+    private var tablesByNumber: [Table??] = []
     let now: () -> Date
     var state = State()
     /// The state when the open transaction began, and at each open savepoint.
@@ -135,10 +140,12 @@ final class OperationRecorder {
     }
 
     /// What commits next belongs to a new operation (or, with the session of the latest one,
-    /// joins it).
-    func startOperation(author: String, session: String, undoes: Int64? = nil) {
+    /// joins it). Without `session`, a new one is made here: no logged operation can hold it,
+    /// so the first flush need not look for one to join.
+    func startOperation(author: String, session: String? = nil, undoes: Int64? = nil) {
         self.author = author
-        self.sessionKey = session
+        self.sessionKey = session ?? UUID().uuidString
+        sessionIsNew = session == nil
         self.undoes = undoes
         state.operationID = nil
         state.nextSequence = 0
@@ -152,7 +159,7 @@ final class OperationRecorder {
     // MARK: Recording (inside SQLite's hook: no use of the connection here)
 
     func record(_ change: borrowing RowChange) {
-        guard let table = tables[change.table] else {
+        guard let table = table(of: change) else {
             // The history transaction each commit writes: the operation's token is its last.
             if change.kind == .insert && change.table == "ATRANSACTION" {
                 let key = change.newKey
@@ -206,6 +213,19 @@ final class OperationRecorder {
         }
     }
 
+    /// The recorded table `change` is in, nil for a table not recorded; found by the name's
+    /// number after the first row of each table (hashing the name at every row cost more
+    /// than the rest of noting an insert).
+    private func table(of change: borrowing RowChange) -> Table? {
+        let number = change.tableNumber
+        guard number >= 0 else { return tables[change.table] }
+        if number < tablesByNumber.count, let known = tablesByNumber[number] { return known }
+        let table = tables[change.table]
+        if number >= tablesByNumber.count { tablesByNumber += Array(repeating: nil, count: number + 1 - tablesByNumber.count) }
+        tablesByNumber[number] = .some(table)
+        return table
+    }
+
     private func appendRecord(_ record: Record) {
         // Inserts on either side of an update or delete must be undone in their order to it.
         state.openRuns.removeAll(keepingCapacity: true)
@@ -252,28 +272,30 @@ final class OperationRecorder {
         guard !state.pending.isEmpty || state.hasUnwrittenCounts else { return }
         do {
             try createTables(on: connection)
-            let operation = try operationID(on: connection)
+            // The records are all in: the counts are known before any row is written, so that a
+            // new operation's row goes in whole, where updating it afterwards took two statements more.
+            let existing = try existingOperationID(on: connection)
+            let counts = countTexts()
+            let operation = try existing ?? insertOperation(on: connection, counts: counts, transactions: state.transactions)
             let insert = try connection.cachedStatement(
                 "INSERT INTO UNDO_ROW (OPERATION, SEQUENCE, KIND, TABLE_NAME, FIRST_KEY, LAST_KEY, OLD_VALUES) VALUES (?, ?, ?, ?, ?, ?, ?)")
             for record in state.pending {
-                try insert.run([.integer(operation), .integer(state.nextSequence), .integer(record.kind.rawValue), .text(record.table),
-                                .integer(record.firstKey), .integer(record.lastKey),
-                                record.kind == .inserted ? .null : .blob(RowValueCoding.encode(record.values))])
+                insert.bind(operation, at: 0)
+                insert.bind(state.nextSequence, at: 1)
+                insert.bind(record.kind.rawValue, at: 2)
+                insert.bind(record.table, at: 3)
+                insert.bind(record.firstKey, at: 4)
+                insert.bind(record.lastKey, at: 5)
+                if record.kind == .inserted { insert.bindNull(at: 6) } else { insert.bind(RowValueCoding.encode(record.values), at: 6) }
+                try insert.run()
                 state.nextSequence += 1
             }
             state.pending.removeAll()
             state.openRuns.removeAll()
             state.hasUnwrittenCounts = false
-            let counts = state.tally.counts
-            let plain = state.plainCounts
-            let texts = [counts.inserted.merging(plain[0], uniquingKeysWith: +), counts.updated.merging(plain[1], uniquingKeysWith: +),
-                         counts.deleted.merging(plain[2], uniquingKeysWith: +)].enumerated().map { index, byNumber in
-                var byName = state.earlierCounts[index]
-                for (number, count) in byNumber { byName[entityNames[number] ?? "\(number)", default: 0] += count }
-                return SQLiteValue.text(OperationLogSchema.countsText(byName))
-            }
+            guard existing != nil else { return }
             try connection.execute("UPDATE UNDO_OPERATION SET INSERTED = ?, UPDATED = ?, DELETED = ? WHERE ID = ?",
-                                   texts + [.integer(operation)])
+                                   counts.map(SQLiteValue.text) + [.integer(operation)])
             if let transactions = state.transactions {
                 // A recorder that joined the operation (the store opened again) keeps its first.
                 try connection.execute(
@@ -302,25 +324,62 @@ final class OperationRecorder {
     /// The operation's ID: this recorder's, the latest operation when it is this session's
     /// (a command that opened the store again), or a new one.
     private func operationID(on connection: Connection) throws -> Int64 {
+        if let id = try existingOperationID(on: connection) { return id }
+        return try insertOperation(on: connection, counts: nil, transactions: nil)
+    }
+
+    /// This recorder's operation, or the latest of the log when it is this session's (a command
+    /// that opened the store again, which then joins it); nil when a new one is needed.
+    private func existingOperationID(on connection: Connection) throws -> Int64? {
         if let id = state.operationID { return id }
+        guard !sessionIsNew, undoes == nil else { return nil }
         let latest = try connection.rows("SELECT ID, SESSION, INSERTED, UPDATED, DELETED FROM UNDO_OPERATION ORDER BY ID DESC LIMIT 1") { row in
             (row.int64(at: 0), row.value(at: 1).textValue, (2...4).map { column in row.value(at: column).textValue ?? "{}" })
         }.first
-        if let latest, latest.1 == sessionKey, undoes == nil {
-            state.operationID = latest.0
-            state.earlierCounts = latest.2.map(OperationLogSchema.parseCounts)
-            state.nextSequence = (try connection.scalar("SELECT max(SEQUENCE) + 1 FROM UNDO_ROW WHERE OPERATION = ?",
-                                                        [.integer(latest.0)])?.integerValue) ?? 0
-            return latest.0
+        guard let latest, latest.1 == sessionKey else { return nil }
+        state.operationID = latest.0
+        state.earlierCounts = latest.2.map(OperationLogSchema.parseCounts)
+        state.nextSequence = (try connection.scalar("SELECT max(SEQUENCE) + 1 FROM UNDO_ROW WHERE OPERATION = ?",
+                                                    [.integer(latest.0)])?.integerValue) ?? 0
+        return latest.0
+    }
+
+    /// Writes a new operation's row (with its counts and transactions when they are known) and
+    /// makes it this recorder's.
+    private func insertOperation(on connection: Connection, counts: [String]?, transactions: ClosedRange<Int64>?) throws -> Int64 {
+        let counts = counts ?? ["{}", "{}", "{}"]
+        let insert = try connection.cachedStatement("""
+            INSERT INTO UNDO_OPERATION (AUTHOR, DATE, SESSION, UNDOES, INSERTED, UPDATED, DELETED, FIRST_TRANSACTION, LAST_TRANSACTION) \
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insert.bind(author, at: 0)
+        insert.bind(now().timeIntervalSince1970, at: 1)
+        insert.bind(sessionKey, at: 2)
+        if let undoes { insert.bind(undoes, at: 3) } else { insert.bindNull(at: 3) }
+        for (index, text) in counts.enumerated() { insert.bind(text, at: 4 + index) }
+        if let transactions {
+            insert.bind(transactions.lowerBound, at: 7)
+            insert.bind(transactions.upperBound, at: 8)
+        } else {
+            insert.bindNull(at: 7)
+            insert.bindNull(at: 8)
         }
-        try connection.execute("INSERT INTO UNDO_OPERATION (AUTHOR, DATE, SESSION, UNDOES) VALUES (?, ?, ?, ?)", [
-            .text(author), .real(now().timeIntervalSince1970), .text(sessionKey), undoes.map { .integer($0) } ?? .null,
-        ])
-        guard let id = try connection.scalar("SELECT last_insert_rowid()")?.integerValue else {
-            throw StoreError("the operation log could not number a new operation")
-        }
+        try insert.run()
+        let id = connection.lastInsertRowID
         state.operationID = id
         state.nextSequence = 0
         return id
+    }
+
+    /// The operation's counts as `UNDO_OPERATION` keeps them: inserted, updated, deleted.
+    private func countTexts() -> [String] {
+        let counts = state.tally.counts
+        let plain = state.plainCounts
+        return [counts.inserted.merging(plain[0], uniquingKeysWith: +), counts.updated.merging(plain[1], uniquingKeysWith: +),
+                counts.deleted.merging(plain[2], uniquingKeysWith: +)].enumerated().map { index, byNumber in
+            var byName = state.earlierCounts[index]
+            for (number, count) in byNumber { byName[entityNames[number] ?? "\(number)", default: 0] += count }
+            return OperationLogSchema.countsText(byName)
+        }
     }
 }
