@@ -97,8 +97,6 @@ public final class ManagedDocument {
     var stateObservers: [UUID: @MainActor (DocumentState) -> Void] = [:]
     var autosaveTask: Task<Void, Never>?
     var changeWatchTask: Task<Void, Never>?
-    /// Merges other processes' commits into the view context (`startLiveChanges`).
-    var liveChangesTask: Task<Void, Never>?
     var failedAutosaves = 0
     /// True while this document saves, so that its own context notifications do not schedule
     /// another autosave.

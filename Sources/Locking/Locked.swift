@@ -56,4 +56,15 @@ public final class Locked<Value: ~Copyable>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+
+    /// Runs `body` as `withLock` does when the lock is free now; nil at once when another
+    /// thread holds it.
+    @inlinable
+    public func withLockIfAvailable<Result: ~Copyable, Failure: Error>(
+        _ body: (inout sending Value) throws(Failure) -> sending Result
+    ) throws(Failure) -> sending Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return .some(try body(&value))
+    }
 }

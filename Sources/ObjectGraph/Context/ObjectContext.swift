@@ -42,7 +42,7 @@ public final class ObjectContext {
     /// Faults not yet fired, by root entity, so that firing one can fire its neighbours too.
     @exclusivity(unchecked) var unfiredFaults: [Int: [ObjectID]] = [:]
     let inbox = ChangeInbox()
-    private var inboxKey: UUID?
+    private var inboxKey: Int?
     var observers: [UUID: (ContextChanges) -> Void] = [:]
     /// Errors raised where nothing could throw (relationship setters); the next save reports them.
     var deferredErrors: [Error] = []

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 
 /// A context confined to its own serial queue: the way to work on a background thread.
 ///
@@ -20,7 +21,10 @@ public final class QueueContext: @unchecked Sendable {
     // The context is touched only on `queue`; `perform`/`performAndWait` are the only doors.
     private let context: ObjectContext
     private let queue: DispatchQueue
-    private let key = DispatchSpecificKey<ObjectIdentifier>()
+    /// The thread running on `queue` now, if any. Not `DispatchQueue.setSpecific`: libdispatch
+    /// frees a queue's specific values on a global queue, so letting go of each context (every
+    /// document's close) woke a worker thread.
+    private let runningThread = Locked<pthread_t?>(nil)
     /// The name of the context's serial queue, for debugging.
     public let name: String
 
@@ -33,23 +37,32 @@ public final class QueueContext: @unchecked Sendable {
         self.name = name
         queue = DispatchQueue(label: "vacations.context.\(name)")
         context = makeContext()
-        queue.setSpecific(key: key, value: ObjectIdentifier(self))
     }
 
     /// True when the caller is already running on this context's queue.
-    var isOnQueue: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
+    var isOnQueue: Bool {
+        let current = pthread_self()
+        return runningThread.withLock { running in running.map { pthread_equal($0, current) != 0 } ?? false }
+    }
 
     /// Runs `body` on the context's queue and waits for it.
     public func performAndWait<T: Sendable>(_ body: (ObjectContext) throws -> T) rethrows -> T {
         if isOnQueue { return try body(context) }
-        return try queue.sync { try body(context) }
+        return try queue.sync { try onQueue { try body(context) } }
+    }
+
+    /// Runs `body`, on the queue, marked as running there for `isOnQueue`.
+    private func onQueue<T>(_ body: () throws -> T) rethrows -> T {
+        runningThread.withLock { $0 = pthread_self() }
+        defer { runningThread.withLock { $0 = nil } }
+        return try body()
     }
 
     /// Runs `body` on the context's queue without blocking the caller's thread.
     public func perform<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result { try body(self.context) })
+                continuation.resume(with: Result { try self.onQueue { try body(self.context) } })
             }
         }
     }

@@ -5,7 +5,8 @@ import SQLiteDB
 /// Notices commits that other processes (or other connections) make to a coordinator's store,
 /// and hands them to the coordinator's contexts as it hands them its own saves.
 ///
-/// Cheap by design: a thread of its own, every 25 ms by default, asks SQLite's `PRAGMA data_version` on the
+/// Cheap by design: every 25 ms by default, the process's one watching thread
+/// (`ChangeWatchLoop`) asks SQLite's `PRAGMA data_version` on the
 /// coordinator's own connection, which changes only when another connection has committed
 /// (reading it touches the WAL index, not the store's content). When it moves, the history
 /// after the last token seen is read into one change set, without the transactions this
@@ -21,36 +22,46 @@ final class ChangeWatcher: Sendable {
         var lastTransaction: Int64 = 0
         /// Consumers of `otherProcessChanges()`.
         var streams: [UUID: AsyncStream<ChangeSet>.Continuation] = [:]
+        /// Handlers given to `onOtherProcessChanges`, until observing stops.
+        var handlers: [@Sendable (ChangeSet) -> Void] = []
     }
 
     let state = Locked(State())
     private let isStopped = Locked(false)
-    private let interval: Duration
+    /// How long between two looks, in nanoseconds (at least a millisecond).
+    let intervalNanoseconds: UInt64
     private weak let coordinator: StoreCoordinator?
 
     init(coordinator: StoreCoordinator, interval: Duration) {
         self.coordinator = coordinator
-        self.interval = interval
+        // Past 31 years an interval is as good as never; the cap keeps deadlines from overflowing.
+        let (seconds, attoseconds) = interval.components
+        let whole = UInt64(min(max(seconds, 0), 1_000_000_000)) * 1_000_000_000
+        self.intervalNanoseconds = max(whole + UInt64(max(attoseconds, 0) / 1_000_000_000), 1_000_000)
     }
 
-    /// Polls on a thread of its own until stopped or the coordinator goes.
+    /// Joins the process's watching thread until stopped or the coordinator goes.
     func start() {
-        let thread = Thread { [self] in
-            let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-            while !isStopped.withLock({ $0 }) {
-                Thread.sleep(forTimeInterval: max(seconds, 0.001))
-                guard let coordinator, !isStopped.withLock({ $0 }) else { return }
-                coordinator.pollOtherProcesses()
-            }
+        ChangeWatchLoop.shared.add(self)
+    }
+
+    /// One look, from the watching thread: a store busy now is looked at again at the next tick.
+    func poll() {
+        guard let coordinator, !isStopped.withLock({ $0 }) else {
+            ChangeWatchLoop.shared.remove(self)
+            return
         }
-        thread.name = "vacations.change-watcher"
-        thread.start()
+        coordinator.pollOtherProcesses(waitingForStore: false)
     }
 
     func stop() {
         isStopped.withLock { $0 = true }
+        ChangeWatchLoop.shared.remove(self)
         let streams = state.withLock { state in
-            defer { state.streams = [:] }
+            defer {
+                state.streams = [:]
+                state.handlers = []
+            }
             return Array(state.streams.values)
         }
         for stream in streams { stream.finish() }
@@ -121,14 +132,26 @@ extension StoreCoordinator {
         return stream
     }
 
+    /// Calls `handler` on the watching thread with the change set of other processes' commits,
+    /// as they are noticed (after they are broadcast to the contexts), until observing stops;
+    /// never when it is off. `otherProcessChanges()` without a task waiting on a stream: a
+    /// document opened and closed before anything changed pays for neither (README.md,
+    /// "Performance").
+    package func onOtherProcessChanges(_ handler: @escaping @Sendable (ChangeSet) -> Void) {
+        guard let watcher = watcher.withLock({ $0 }) else { return }
+        watcher.state.withLock { $0.handlers.append(handler) }
+    }
+
     /// One look at `data_version`; when other connections committed, their history is read and
-    /// broadcast. Returns whether anything was delivered. Called by the watcher's timer.
+    /// broadcast. Returns whether anything was delivered. Called by the watching thread, which
+    /// does not wait for a store another thread is using (`waitingForStore` false): it looks
+    /// again at the next tick.
     @discardableResult
-    func pollOtherProcesses() -> Bool {
+    func pollOtherProcesses(waitingForStore: Bool = true) -> Bool {
         guard let watcher = watcher.withLock({ $0 }) else { return false }
         let found: ChangeSet?
         do {
-            found = try withStore { store -> ChangeSet? in
+            found = try withStore(waiting: waitingForStore) { store -> ChangeSet? in
                 // Inside a transaction of ours the version says nothing, and our own unsaved
                 // rows would be read: wait for the transaction to end.
                 guard store.connection.isAutocommit else { return nil }
@@ -149,8 +172,9 @@ extension StoreCoordinator {
         }
         guard let found, !found.isEmpty || found.isAbridged else { return false }
         broadcast(found, from: nil)
-        let streams = watcher.state.withLock { Array($0.streams.values) }
+        let (streams, handlers) = watcher.state.withLock { (Array($0.streams.values), $0.handlers) }
         for stream in streams { stream.yield(found) }
+        for handler in handlers { handler(found) }
         return true
     }
 }

@@ -18,7 +18,9 @@ public final class StoreCoordinator: Sendable {
     package let storeUUID: String
     package let isReadOnly: Bool
     private let store: Locked<SQLiteStore>
-    private let listeners = Locked<[UUID: ChangeListener]>([:])
+    /// Keyed by a number counted up, not a `UUID`: Foundation reads `/dev/urandom` for every
+    /// UUID, and every context registers here (two per document opened).
+    private let listeners = Locked<(nextKey: Int, byKey: [Int: ChangeListener])>((0, [:]))
     /// Change sets held back while a transaction of several saves is open.
     private let heldBack = Locked<HeldChanges?>(nil)
     /// Watches for other processes' commits while `observesOtherProcesses` is on.
@@ -67,6 +69,12 @@ public final class StoreCoordinator: Sendable {
 
     func withStore<T: Sendable, Failure: Error>(_ body: (SQLiteStore) throws(Failure) -> T) throws(Failure) -> T {
         try store.withLock { (store) throws(Failure) -> T in try body(store) }
+    }
+
+    /// `withStore`, or, when `waiting` is false and another thread holds the store, nil at once.
+    func withStore<T: Sendable, Failure: Error>(waiting: Bool, _ body: (SQLiteStore) throws(Failure) -> T?) throws(Failure) -> T? {
+        if waiting { return try withStore(body) }
+        return try store.withLockIfAvailable { (store) throws(Failure) -> T? in try body(store) } ?? nil
     }
 
     /// The store's metadata (`Z_METADATA.Z_PLIST`), decoded.
@@ -179,22 +187,25 @@ public final class StoreCoordinator: Sendable {
     /// ```
     public func changes() -> AsyncStream<ChangeSet> {
         let (stream, continuation) = AsyncStream<ChangeSet>.makeStream()
-        let key = UUID()
-        listeners.withLock { $0[key] = .stream(continuation) }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.listeners.withLock { $0.removeValue(forKey: key) }
-        }
+        let key = add(.stream(continuation))
+        continuation.onTermination = { [weak self] _ in self?.unregister(key) }
         return stream
     }
 
-    func register(_ inbox: ChangeInbox) -> UUID {
-        let key = UUID()
-        listeners.withLock { $0[key] = .inbox(WeakInbox(inbox)) }
-        return key
+    func register(_ inbox: ChangeInbox) -> Int {
+        add(.inbox(WeakInbox(inbox)))
     }
 
-    func unregister(_ key: UUID) {
-        _ = listeners.withLock { $0.removeValue(forKey: key) }
+    private func add(_ listener: ChangeListener) -> Int {
+        listeners.withLock { listeners in
+            listeners.nextKey += 1
+            listeners.byKey[listeners.nextKey] = listener
+            return listeners.nextKey
+        }
+    }
+
+    func unregister(_ key: Int) {
+        _ = listeners.withLock { $0.byKey.removeValue(forKey: key) }
     }
 
     /// Hands a committed change set to every listener except the inbox of the context that made it.
@@ -209,11 +220,11 @@ public final class StoreCoordinator: Sendable {
 
     private func deliver(_ changeSet: ChangeSet, from origin: ChangeInbox?) {
         let current = listeners.withLock { listeners in
-            listeners = listeners.filter { _, listener in
+            listeners.byKey = listeners.byKey.filter { _, listener in
                 if case .inbox(let weak) = listener { return weak.inbox != nil }
                 return true
             }
-            return Array(listeners.values)
+            return Array(listeners.byKey.values)
         }
         for listener in current {
             switch listener {

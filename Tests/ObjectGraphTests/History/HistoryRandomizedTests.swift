@@ -10,7 +10,7 @@ struct HistoryRandomizedTests {
     /// Everything the coordinator broadcasts, as another context would receive it.
     private final class Listener {
         let inbox = ChangeInbox()
-        let key: UUID
+        let key: Int
         let coordinator: StoreCoordinator
         init(_ coordinator: StoreCoordinator) {
             self.coordinator = coordinator

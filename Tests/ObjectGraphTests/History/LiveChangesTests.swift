@@ -163,4 +163,76 @@ struct LiveChangesTests {
         watcher.observesOtherProcesses = false
         #expect(await iterator.next() == nil)
     }
+
+    @Test("every observing coordinator of a process is polled by one thread, and each notices its own store's commits")
+    func oneThreadForEveryWatcher() async throws {
+        let directory = try TemporaryDirectory()
+        var pairs: [(watcher: StoreCoordinator, writer: StoreCoordinator)] = []
+        let pollingThreads = HeardCounts()
+        for index in 0..<6 {
+            let url = directory.path("store\(index).sqlite")
+            let writer = try StoreCoordinator(url: url, model: TestModels.travel, tracksHistory: true)
+            let watcher = try StoreCoordinator(url: url, model: TestModels.travel)
+            watcher.startObservingOtherProcesses(interval: .milliseconds(5 + index))
+            // Handlers run on the thread that polled.
+            watcher.onOtherProcessChanges { _ in pollingThreads.append(Int(bitPattern: pthread_self())) }
+            pairs.append((watcher, writer))
+        }
+        for (index, pair) in pairs.enumerated() {
+            let stream = pair.watcher.otherProcessChanges()
+            let context = ObjectContext(coordinator: pair.writer)
+            for number in 0...index { Tag(context: context).name = "tag \(number)" }
+            try context.save()
+            var iterator = stream.makeAsyncIterator()
+            #expect(await iterator.next()?.inserted.count == index + 1)
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while pollingThreads.counts.count < 6 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let threads = pollingThreads.counts
+        #expect(threads.count == 6)
+        #expect(Set(threads).count == 1)
+        #expect(!threads.contains(Int(bitPattern: pthread_self())))
+        for pair in pairs { pair.watcher.observesOtherProcesses = false }
+    }
+
+    @Test("a handler hears each change set another connection commits, until observing stops")
+    func handlersHearChanges() async throws {
+        let pair = try Pair()
+        let heard = HeardCounts()
+        pair.watcher.onOtherProcessChanges { changes in heard.append(changes.inserted.count) }
+        let context = ObjectContext(coordinator: pair.writer)
+        for count in [1, 3] {
+            for number in 0..<count { Tag(context: context).name = "\(count) \(number)" }
+            try context.save()
+            #expect(pair.watcher.pollOtherProcesses())
+        }
+        #expect(heard.counts == [1, 3])
+        pair.watcher.observesOtherProcesses = false
+        pair.watcher.startObservingOtherProcesses(interval: .seconds(3600))
+        Tag(context: context).name = "after"
+        try context.save()
+        #expect(pair.watcher.pollOtherProcesses())
+        #expect(heard.counts == [1, 3])
+    }
+
+    @Test("the watching thread's look skips a store another thread is using and finds the commit at the next look")
+    func busyStoreIsSkipped() throws {
+        let pair = try Pair()
+        let context = ObjectContext(coordinator: pair.writer)
+        Tag(context: context).name = "sea"
+        try context.save()
+        let whileBusy = try pair.watcher.withConnection { _ in pair.watcher.pollOtherProcesses(waitingForStore: false) }
+        #expect(whileBusy == false)
+        #expect(pair.watcher.pollOtherProcesses(waitingForStore: false))
+        #expect(pair.watcher.pollOtherProcesses(waitingForStore: false) == false)
+    }
+}
+
+/// What handlers heard, from whichever thread calls them.
+private final class HeardCounts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var heard: [Int] = []
+    // `counts` and `append` touch `heard` only while holding `lock`.
+    var counts: [Int] { lock.withLock { heard } }
+    func append(_ count: Int) { lock.withLock { heard.append(count) } }
 }
