@@ -27,6 +27,16 @@ let foundationBridging = [
 // that depends on these libraries by version needs SwiftPM 6.2 or later (see the tools version).
 let metadataAccessors: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])]
 
+// Sanitizer builds (Scripts/sanitizers.sh sets VACATIONS_SANITIZER_BUILD) link `vacation` like
+// any other executable: under ThreadSanitizer the statically linked Foundation frees memory the
+// sanitizer's allocator never handed out, and its runtime stops the process at start
+// (sanitizer_allocator_secondary.h CHECK, in `ProcessInfo.environment`).
+let sanitizerBuild = Context.environment["VACATIONS_SANITIZER_BUILD"] != nil
+let staticVacationCompile: [SwiftSetting] = sanitizerBuild ? []
+    : [.unsafeFlags(["-static-stdlib", "-Xfrontend", "-disable-autolink-library", "-Xfrontend", "curl"], .when(platforms: [.linux]))]
+let staticVacationLink: [LinkerSetting] = sanitizerBuild ? []
+    : [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-no-pie"] + foundationBridging, .when(platforms: [.linux]))]
+
 let package = Package(
     name: "Vacations",
     platforms: [.macOS(.v14)],
@@ -78,8 +88,7 @@ let package = Package(
         // placed at random (ARCHITECTURE.md §6).
         .target(name: "CCurlLoader", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit", "CCurlLoader"],
-                          swiftSettings: [.unsafeFlags(["-static-stdlib", "-Xfrontend", "-disable-autolink-library", "-Xfrontend", "curl"], .when(platforms: [.linux]))],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-no-pie"] + foundationBridging, .when(platforms: [.linux]))]),
+                          swiftSettings: staticVacationCompile, linkerSettings: staticVacationLink),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
         .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
         // A VFS that fails the Nth I/O call (SQLite's I/O-error tests); only test code links it.
