@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteDB
 import TestSupport
 import Vacations
 
@@ -144,16 +145,9 @@ struct ScaleToggleScripts {
             """
     }
 
-    /// An SQL literal: text quoted with its quotes doubled, NULL for nothing.
-    static func literal(_ text: String?) -> String {
-        guard let text else { return "NULL" }
-        return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-    }
+    /// An SQL literal (`SQLiteValue`'s text): text quoted with its quotes doubled, NULL for nothing.
+    static func literal(_ text: String?) -> String { (text.map(SQLiteValue.text) ?? .null).description }
 
     /// A real as SQL text that reads back to the same bits (Swift prints the shortest such).
-    static func literal(_ value: Double?) -> String {
-        guard let value else { return "NULL" }
-        let text = "\(value)"
-        return text.contains(".") || text.contains("e") ? text : text + ".0"
-    }
+    static func literal(_ value: Double?) -> String { (value.map(SQLiteValue.real) ?? .null).description }
 }

@@ -1,5 +1,6 @@
 import Testing
 import CommandLineKit
+import TestSupport
 
 @Suite("Display width")
 struct DisplayWidthTests {
@@ -83,7 +84,7 @@ struct DisplayWidthTests {
         }
         let seed = UInt64.random(in: 1...UInt64.max)
         print("DisplayWidthTests seed \(seed)")
-        var generator = SplitMix(state: seed)
+        var generator = SplitMix64(seed: seed)
         let pieces = ["a", "Z", "0", "#", "*", " ", "~", "\t", "\n", "\r", "\u{7F}", "\u{1B}", "é", "\u{301}", "日", "👍", "\u{FE0F}",
                       "\u{200B}", "\u{2028}", "1\u{FE0F}\u{20E3}", "\u{600}"]
         for _ in 0..<2_000 {
@@ -96,16 +97,5 @@ struct DisplayWidthTests {
             for scalar in text.unicodeScalars { scalars.append(scalar.properties.generalCategory == .control || scalar.value == 0x2028 || scalar.value == 0x2029 ? " " : scalar) }
             #expect(TextTable.sanitized(text) == String(scalars), "seed \(seed)")
         }
-    }
-}
-
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

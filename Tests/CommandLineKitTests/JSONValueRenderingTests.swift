@@ -1,6 +1,7 @@
 import CommandLineKit
 import Foundation
 import Testing
+import TestSupport
 
 /// The renderer builds UTF-8 bytes; these hold it to the scalar-by-scalar `String` renderer it
 /// replaced (`Reference`, kept here as the oracle), byte for byte, on fixed and random values.
@@ -28,7 +29,7 @@ struct JSONValueRenderingTests {
     func randomValues() {
         let seed = UInt64.random(in: 1...UInt64.max)
         print("JSONValueRenderingTests seed \(seed)")
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         for _ in 0..<400 {
             let value = Self.randomValue(depth: 0, using: &generator)
             #expect(value.rendered() == Reference.rendered(value, pretty: true), "seed \(seed)")
@@ -56,7 +57,7 @@ struct JSONValueRenderingTests {
                                                      "\u{1F}", "\u{7F}", "\u{80}", "é", "\u{301}", "\u{2028}", "\u{2029}", "\u{2027}",
                                                      "\u{202A}", "日", "\u{E2}", "\u{FEFF}", "🏖", "\u{10FFFF}"]
 
-    private static func randomString(using generator: inout SeededGenerator) -> String {
+    private static func randomString(using generator: inout SplitMix64) -> String {
         var scalars = String.UnicodeScalarView()
         for _ in 0..<Int.random(in: 0...12, using: &generator) {
             scalars.append(alphabet[Int.random(in: 0..<alphabet.count, using: &generator)])
@@ -64,7 +65,7 @@ struct JSONValueRenderingTests {
         return String(scalars)
     }
 
-    private static func randomValue(depth: Int, using generator: inout SeededGenerator) -> JSONValue {
+    private static func randomValue(depth: Int, using generator: inout SplitMix64) -> JSONValue {
         switch Int.random(in: 0...(depth < 3 ? 8 : 6), using: &generator) {
         case 0: return .null
         case 1: return .bool(Bool.random(using: &generator))
@@ -149,18 +150,5 @@ struct JSONValueRenderingTests {
             }
             return output + "\""
         }
-    }
-}
-
-/// SplitMix64: a reproducible stream from a printed seed.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
