@@ -98,7 +98,7 @@ let package = Package(
         .target(name: "ObjectGraphTestModels", dependencies: ["ObjectGraph", "SQLiteDB", "TestSupport"]),
         // The framework against a raw-SQLite baseline: swift run -c release vacation-bench
         .executableTarget(name: "vacation-bench",
-                          dependencies: ["Vacations", "Documents", "ObjectGraph", "CSQLite", "CLibXML2", "TestSupport"]),
+                          dependencies: ["Vacations", "Documents", "ObjectGraph", "SQLiteDB", "CSQLite", "CLibXML2", "TestSupport"]),
         .testTarget(name: "SQLiteDBTests", dependencies: ["SQLiteDB", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
