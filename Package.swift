@@ -32,10 +32,19 @@ let metadataAccessors: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-c
 // sanitizer's allocator never handed out, and its runtime stops the process at start
 // (sanitizer_allocator_secondary.h CHECK, in `ProcessInfo.environment`).
 let sanitizerBuild = Context.environment["VACATIONS_SANITIZER_BUILD"] != nil
+// StaticLibraries/ holds links to Debian's libsqlite3.a and libstdc++.a, and nothing else: a
+// search path the linker tries before its own directories, so that `-lsqlite3` (the module map's)
+// and `-lstdc++` (the toolchain's static-stdlib-args.lnk) find the archives rather than the shared
+// libraries, and `vacation` loads neither at start (with libgcc_eh, the unwinder, not libgcc_s).
+// The toolchain's `--exclude-libs ALL` keeps their symbols out of the binary's dynamic table.
+// A link that dangles (another GCC or Debian release) is skipped by the linker: the shared
+// library is linked then, as before.
+let staticLibraries = Context.packageDirectory + "/StaticLibraries"
 let staticVacationCompile: [SwiftSetting] = sanitizerBuild ? []
     : [.unsafeFlags(["-static-stdlib", "-Xfrontend", "-disable-autolink-library", "-Xfrontend", "curl"], .when(platforms: [.linux]))]
 let staticVacationLink: [LinkerSetting] = sanitizerBuild ? []
-    : [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-no-pie"] + foundationBridging, .when(platforms: [.linux]))]
+    : [.unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xlinker", "-no-pie", "-L", staticLibraries, "-Xlinker", "-lgcc_eh"] + foundationBridging,
+                    .when(platforms: [.linux]))]
 
 let package = Package(
     name: "Vacations",
@@ -53,10 +62,13 @@ let package = Package(
         .executable(name: "docstore", targets: ["docstore"]),
     ],
     targets: [
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
-                       providers: [.apt(["libxml2-dev"])]),
+        // No pkg-config: its `-L/usr/lib/x86_64-linux-gnu` would come before the search path by
+        // which `vacation` links SQLite statically (see `staticVacationLink`); sqlite3.h is in
+        // /usr/include, the module map links libsqlite3.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // libxml2 (Debian's headers, through the `include/libxml` link) loaded on first use by
+        // XMLLoader.c, not linked: only XML feeds and model files need it.
+        .target(name: "CLibXML2", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: metadataAccessors),
         // Locked<Value>: shared state behind a pthread mutex, which ThreadSanitizer models (it does not model Mutex).
         .target(name: "Locking", swiftSettings: metadataAccessors),

@@ -369,6 +369,7 @@ final class LimitImporter {
 
     /// Every `<photo>` element's attributes, through libxml2's streaming reader.
     private func readXML(_ url: URL) throws {
+        if let failure = vacations_libxml2_load() { throw BenchError(String(cString: failure)) }
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue)
         guard let reader = xmlReaderForFile(url.path, nil, options) else { throw BenchError("libxml2 cannot read \(url.path)") }
         defer { xmlFreeTextReader(reader) }

@@ -25,14 +25,12 @@ struct XCDataModelXMLElement: Sendable {
 /// libxml2 parsing of a model's `contents`: no network, no DTD loading, no entity
 /// substitution, no messages on stderr (errors come back as `XCDataModelError`).
 enum XCDataModelXMLDocument {
-    /// libxml2 wants `xmlInitParser` once, before threads race to parse.
-    private static let initialized: Bool = {
-        xmlInitParser()
-        return true
-    }()
+    /// libxml2 is loaded, and `xmlInitParser` called as it wants before threads race to parse,
+    /// by the first model a process reads. Nil when it is ready, else why it cannot be loaded.
+    private static let libxml2Failure: String? = vacations_libxml2_load().map { String(cString: $0) }
 
     static func parse(_ data: Data, url: URL?) throws -> XCDataModelXMLElement {
-        _ = initialized
+        if let failure = libxml2Failure { throw XCDataModelError(.unreadable(reason: failure), url: url) }
         guard !data.isEmpty else {
             throw XCDataModelError(.malformedXML(message: "the file is empty"), url: url)
         }

@@ -55,7 +55,7 @@ struct XMLFeedParser {
 
     /// Reads a whole XML feed, delivering records to `sink`.
     static func parse(_ input: FeedInput, into sink: inout FeedSink) throws -> FeedContent {
-        _ = libxml2Initialized
+        if let failure = libxml2Failure { throw XMLLibraryUnavailable(reason: failure) }
         let context = XMLInputContext(input: input)
         return try withExtendedLifetime(context) {
             let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue
@@ -386,9 +386,17 @@ struct XMLFeedParser {
     }
 }
 
-/// libxml2 wants `xmlInitParser` called once before readers run on several threads;
-/// a global is initialised once, on first use, whatever the thread.
-private let libxml2Initialized: Void = xmlInitParser()
+/// libxml2 could not be loaded (it is loaded on first use, not linked): the machine lacks it,
+/// which says nothing of the feed (exit 1, not 65).
+package struct XMLLibraryUnavailable: Error, CustomStringConvertible {
+    package let reason: String
+    package var description: String { reason + ", which reading XML feeds needs" }
+}
+
+/// libxml2 is loaded (and `xmlInitParser` called, as it wants before readers run on several
+/// threads) by the first XML feed a process reads; a global is initialised once, whatever the
+/// thread. Nil when it is ready, else why it cannot be loaded.
+private let libxml2Failure: String? = vacations_libxml2_load().map { String(cString: $0) }
 
 /// libxml2's input callback: copies the next bytes of the feed, after the UTF-8 check (in
 /// `FeedInput`) and the DOCTYPE check. Returns -1 to make libxml2 stop.
