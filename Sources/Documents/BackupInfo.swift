@@ -71,7 +71,7 @@ public struct BackupInfo: Sendable, Equatable {
               let created = dictionary[Key.created] as? Date else { return nil }
         let url = URL(fileURLWithPath: path, isDirectory: true)
         return BackupInfo(name: url.lastPathComponent, url: url,
-                          documentName: owner ?? recordedName.precomposedStringWithCanonicalMapping,
+                          documentName: owner ?? DocumentName.composed(recordedName),
                           created: created, bytes: FileSystem.size(of: path),
                           modelVersion: dictionary[Key.modelVersion] as? String ?? "")
     }

@@ -16,7 +16,7 @@ extension DocumentLibrary {
         let suffix = "." + fileExtension
         var summaries: [DocumentSummary] = []
         for entry in try FileSystem.entries(of: root) where !entry.hasPrefix(".") && entry.hasSuffix(suffix) {
-            let stem = String(entry.dropLast(suffix.count)).precomposedStringWithCanonicalMapping
+            let stem = DocumentName.composed(entry.dropLast(suffix.count))
             let path = root + "/" + entry
             guard DocumentName.problem(with: stem) == nil, FileSystem.kind(at: path) == .directory else { continue }
             summaries.append(try summary(of: DocumentBundle(url: URL(fileURLWithPath: path, isDirectory: true)),
@@ -31,7 +31,7 @@ extension DocumentLibrary {
         let suffix = "." + fileExtension
         var names: [String] = []
         for entry in try FileSystem.entries(of: root) where !entry.hasPrefix(".") && entry.hasSuffix(suffix) {
-            let stem = String(entry.dropLast(suffix.count)).precomposedStringWithCanonicalMapping
+            let stem = DocumentName.composed(entry.dropLast(suffix.count))
             guard DocumentName.problem(with: stem) == nil, FileSystem.kind(at: root + "/" + entry) == .directory else { continue }
             names.append(stem)
         }

@@ -20,7 +20,7 @@ public struct DocumentLibrary: Sendable {
     /// The bundles' extension, without the dot: `vacation`.
     let fileExtension: String
     /// The document used when none is named; created on first use.
-    package let defaultDocumentName: String
+    package private(set) var defaultDocumentName: String
     /// How documents opened through the library behave.
     package var documentConfiguration: ManagedDocument.Configuration
 
@@ -34,7 +34,7 @@ public struct DocumentLibrary: Sendable {
     public init(url: URL, model: ObjectModel, fileExtension: String = "vacation",
                 defaultDocumentName: String = "My Vacation",
                 documentConfiguration: ManagedDocument.Configuration = ManagedDocument.Configuration()) throws(DocumentError) {
-        let path = url.standardizedFileURL.path
+        let path = Self.standardizedPath(of: url)
         try FileSystem.makeDirectories(path)
         guard let resolved = FileSystem.realPath(path), FileSystem.kind(at: resolved) == .directory else {
             throw DocumentError(.io(operation: "use", detail: "it is not a folder"), .path(path))
@@ -44,13 +44,25 @@ public struct DocumentLibrary: Sendable {
                                 .path(fileExtension))
         }
         self.url = URL(fileURLWithPath: resolved, isDirectory: true)
+        root = resolved
         self.model = model
         self.fileExtension = fileExtension
         self.defaultDocumentName = try DocumentName(defaultDocumentName).rawValue
         self.documentConfiguration = documentConfiguration
     }
 
-    var root: String { url.path }
+    /// `url.path`, made once: the library's paths are joined as strings.
+    let root: String
+
+    /// This library with `name` as its default document: the folder as already resolved, not
+    /// looked up again.
+    ///
+    /// - Throws: `DocumentError` of kind `invalidName`.
+    package func withDefaultDocumentName(_ name: String) throws(DocumentError) -> DocumentLibrary {
+        var library = self
+        library.defaultDocumentName = try DocumentName(name).rawValue
+        return library
+    }
 
     // MARK: Names and bundles
 
@@ -74,7 +86,7 @@ public struct DocumentLibrary: Sendable {
         let fileName = documentName.rawValue + "." + fileExtension
         var path = root + "/" + fileName
         if FileSystem.kind(at: path) == nil,
-           let other = try FileSystem.entries(of: root).first(where: { $0.precomposedStringWithCanonicalMapping == fileName }) {
+           let other = try FileSystem.entries(of: root).first(where: { DocumentName.composed($0) == fileName }) {
             path = root + "/" + other
         }
         return (documentName, DocumentBundle(url: URL(fileURLWithPath: path, isDirectory: true)))
@@ -95,7 +107,14 @@ public struct DocumentLibrary: Sendable {
     @MainActor
     public func document(named name: String) throws(DocumentError) -> ManagedDocument {
         let bundle = try locate(name).bundle
-        return ManagedDocument.document(at: bundle.url, model: model, configuration: documentConfiguration)
+        // The bundle's folder is the library, resolved when it was opened: the registry's key
+        // is known without resolving it again (`DocumentRegistry.key(for:)`).
+        let folder = root + "/"
+        var key: String?
+        if root != "/", Self.isStandardPath(root), bundle.path.utf8.starts(with: folder.utf8) {
+            key = folder + DocumentName.composed(String(Substring(bundle.path.utf8.dropFirst(folder.utf8.count))))
+        }
+        return ManagedDocument.document(at: bundle.url, registryKey: key, model: model, configuration: documentConfiguration)
     }
 
     /// Creates the document `name` and returns it open for writing.

@@ -22,7 +22,7 @@ public struct DocumentName: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: `DocumentError` of kind `invalidName`, with the reason.
     public init(_ text: String, subject: (String) -> DocumentError.Subject = { .document($0) }) throws(DocumentError) {
-        let normalized = text.precomposedStringWithCanonicalMapping
+        let normalized = Self.composed(text)
         if let reason = Self.problem(with: normalized) {
             throw DocumentError(.invalidName(reason: reason), subject(text))
         }
@@ -31,6 +31,13 @@ public struct DocumentName: Sendable, Hashable, CustomStringConvertible {
 
     /// The name as shown and stored: NFC-normalised text.
     public var description: String { rawValue }
+
+    /// `text` in Unicode NFC. ASCII text is NFC already: it skips Foundation's normalisation,
+    /// whose first use in a process costs about half a million instructions (bridging to
+    /// `NSString` and the runtime's conformance lookups it sets off).
+    static func composed<Text: StringProtocol>(_ text: Text) -> String {
+        text.utf8.allSatisfy { $0 < 0x80 } ? String(text) : text.precomposedStringWithCanonicalMapping
+    }
 
     /// Why `name` (already NFC) is refused, or nil when it is acceptable.
     static func problem(with name: String) -> String? {

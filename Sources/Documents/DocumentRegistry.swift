@@ -20,8 +20,9 @@ final class DocumentRegistry {
 
     /// The instance for the bundle at `url`: the open one whatever its model, else a closed one
     /// of the same model; else a new one made by `make`.
-    func document(at url: URL, model: ObjectModel, make: () -> ManagedDocument) -> ManagedDocument {
-        let key = Self.key(for: url)
+    /// `key`, when given, is `key(for: url)` as the caller already knows it.
+    func document(at url: URL, key: String? = nil, model: ObjectModel, make: () -> ManagedDocument) -> ManagedDocument {
+        let key = key ?? Self.key(for: url)
         if let document = known[key]?.document, document.isOpen || document.model === model { return document }
         let document = make()
         known = known.filter { $0.value.document != nil }
@@ -70,11 +71,11 @@ final class DocumentRegistry {
     }
 
     /// The bundle's path with its folder resolved, so that two spellings of one folder meet.
-    private static func key(for url: URL) -> String {
+    static func key(for url: URL) -> String {
         let standardized = url.standardizedFileURL
         let parent = standardized.deletingLastPathComponent().path
         let resolvedParent = FileSystem.realPath(parent) ?? parent
-        return resolvedParent + "/" + standardized.lastPathComponent.precomposedStringWithCanonicalMapping
+        return resolvedParent + "/" + DocumentName.composed(standardized.lastPathComponent)
     }
 }
 

@@ -104,7 +104,7 @@ public final class ManagedDocument {
 
     init(bundle: DocumentBundle, model: ObjectModel, configuration: Configuration) {
         self.bundle = bundle
-        self.name = bundle.url.deletingPathExtension().lastPathComponent.precomposedStringWithCanonicalMapping
+        self.name = DocumentName.composed(bundle.url.deletingPathExtension().lastPathComponent)
         self.model = model
         self.configuration = configuration
     }
@@ -117,7 +117,13 @@ public final class ManagedDocument {
     /// document === ManagedDocument.document(at: url, model: model)   // true
     /// ```
     public static func document(at url: URL, model: ObjectModel, configuration: Configuration = Configuration()) -> ManagedDocument {
-        DocumentRegistry.shared.document(at: url, model: model) {
+        document(at: url, registryKey: nil, model: model, configuration: configuration)
+    }
+
+    /// `document(at:model:configuration:)`, with the registry's key when the caller knows it
+    /// (`DocumentRegistry.key(for:)` of `url`: its folder resolved, its name in NFC).
+    static func document(at url: URL, registryKey: String?, model: ObjectModel, configuration: Configuration) -> ManagedDocument {
+        DocumentRegistry.shared.document(at: url, key: registryKey, model: model) {
             ManagedDocument(bundle: DocumentBundle(url: url), model: model, configuration: configuration)
         }
     }

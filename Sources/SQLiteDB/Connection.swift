@@ -243,5 +243,9 @@ public final class Connection {
 
 /// Quotes an identifier for SQL (`"name"`), doubling embedded quotes.
 package func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // A name without a quote (every name a model gives) has nothing to double: Foundation's
+    // `replacingOccurrences` bridges to NSString, about 9,000 instructions a call and four
+    // runtime conformance scans (0.9 M) at its first use in a process.
+    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

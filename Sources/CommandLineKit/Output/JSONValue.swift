@@ -87,19 +87,19 @@ package enum JSONValue: Sendable, Equatable {
     /// than the rest of the command (README "Performance").
     private func append(to bytes: inout [UInt8], indent: Int?) {
         switch self {
-        case .null: bytes.append(contentsOf: "null".utf8)
-        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
-        case .integer(let value): bytes.append(contentsOf: String(value).utf8)
+        case .null: Self.appendLiteral("null", to: &bytes)
+        case .bool(let value): Self.appendLiteral(value ? "true" : "false", to: &bytes)
+        case .integer(let value): Self.appendInteger(value, to: &bytes)
         case .number(let value):
             if value == value.rounded(.towardZero), abs(value) < 1e15 {
-                bytes.append(contentsOf: String(Int64(value)).utf8)
+                Self.appendInteger(Int64(value), to: &bytes)
             } else {
                 bytes.append(contentsOf: "\(value)".utf8)
             }
         case .decimal(let text): bytes.append(contentsOf: text.utf8)
         case .string(let value): Self.appendString(value, to: &bytes)
         case .array(let values):
-            guard !values.isEmpty else { return bytes.append(contentsOf: "[]".utf8) }
+            guard !values.isEmpty else { return Self.appendLiteral("[]", to: &bytes) }
             bytes.append(UInt8(ascii: "["))
             let inner = indent.map { $0 + 1 }
             for (index, value) in values.enumerated() {
@@ -110,7 +110,7 @@ package enum JSONValue: Sendable, Equatable {
             Self.newline(&bytes, indent)
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            guard !members.isEmpty else { return bytes.append(contentsOf: "{}".utf8) }
+            guard !members.isEmpty else { return Self.appendLiteral("{}", to: &bytes) }
             bytes.append(UInt8(ascii: "{"))
             let inner = indent.map { $0 + 1 }
             for (index, (key, value)) in members.enumerated() {
@@ -129,7 +129,34 @@ package enum JSONValue: Sendable, Equatable {
     private static func newline(_ bytes: inout [UInt8], _ indent: Int?) {
         guard let indent else { return }
         bytes.append(UInt8(ascii: "\n"))
-        for _ in 0..<max(indent, 0) { bytes.append(contentsOf: "  ".utf8) }
+        for _ in 0..<max(indent, 0) {
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(UInt8(ascii: " "))
+        }
+    }
+
+    /// A literal's bytes, straight from the binary (a `String`'s `utf8` view is copied through
+    /// generic code, about 170 instructions an append).
+    private static func appendLiteral(_ text: StaticString, to bytes: inout [UInt8]) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// `String(value)`'s digits, written straight into the bytes.
+    private static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        let start = bytes.count
+        var magnitude = value.magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        // Swapped in place: reversing the slice `bytes[start...]` copied the whole array.
+        var low = start, high = bytes.count - 1
+        while low < high {
+            bytes.swapAt(low, high)
+            low += 1
+            high -= 1
+        }
     }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped, the rest as is.

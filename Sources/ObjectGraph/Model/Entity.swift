@@ -127,8 +127,11 @@ public final class Entity: Sendable, CustomStringConvertible {
     /// The table of this entity's hierarchy (`Z` + the root entity's name in capitals).
     public let table: String
     package let renamingIdentifier: String?
-    /// A SHA-256 over the entity's definition; equal hashes mean the same schema.
-    public let versionHash: Data
+    /// A SHA-256 over the entity's definition; equal hashes mean the same schema. Worked out
+    /// for the whole model at the first question (`ModelVersionHashes`).
+    public var versionHash: Data { versionHashes.hash(of: name) }
+    /// The model's version hashes, shared by its entities.
+    let versionHashes: ModelVersionHashes
     let objectClass: ManagedObject.Type
     let attributeSlots: [String: Int]
     /// Composite attributes and the composites nested in them, by path (`size`, `size.inner`):
@@ -150,7 +153,7 @@ public final class Entity: Sendable, CustomStringConvertible {
 
     init(name: String, number: Int, isAbstract: Bool, parent: Int?, root: Int, subentities: [Int],
          hierarchy: [Int], attributes: [EntityAttribute], relationships: [EntityRelationship],
-         uniquenessConstraints: [[Int]], table: String, renamingIdentifier: String?, versionHash: Data,
+         uniquenessConstraints: [[Int]], table: String, renamingIdentifier: String?, versionHashes: ModelVersionHashes,
          objectClass: ManagedObject.Type, wrapperTargets: [WrapperTarget],
          composites: [EntityComposite] = [], fetchIndexes: [FetchIndexDescription] = [],
          storedFetchIndexes: [FetchIndex] = []) {
@@ -174,7 +177,7 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.storedFetchIndexes = storedFetchIndexes
         self.table = table
         self.renamingIdentifier = renamingIdentifier
-        self.versionHash = versionHash
+        self.versionHashes = versionHashes
         self.objectClass = objectClass
         self.attributeSlots = Dictionary(attributes.map { ($0.name, $0.slot) }, uniquingKeysWith: { first, _ in first })
         self.relationshipIndexes = Dictionary(relationships.map { ($0.name, $0.index) }, uniquingKeysWith: { first, _ in first })

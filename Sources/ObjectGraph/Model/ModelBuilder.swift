@@ -73,7 +73,8 @@ struct ModelBuilder {
         }
         let columns = try ColumnLayout(order: order, number: number, byName: byName, chains: chains)
 
-        let hashes = try CoreDataVersionHash.entityHashes(of: descriptions)
+        // Worked out when first asked for: a read needs none (`ModelVersionHashes`).
+        let hashes = ModelVersionHashes(descriptions)
         var entities: [Entity] = []
         for name in order {
             guard let description = byName[name], let entityNumber = number[name] else { continue }
@@ -124,7 +125,6 @@ struct ModelBuilder {
                 if let index = resolvedRelationships.firstIndex(where: { $0.name == propertyName }) { return .relationship(index) }
                 return nil
             }
-            guard let versionHash = hashes[name] else { throw ModelError("entity \(name) has no version hash") }
             entities.append(Entity(
                 name: name, number: entityNumber, isAbstract: description.isAbstract,
                 parent: description.parent.flatMap { number[$0] }, root: root, subentities: subentities,
@@ -132,7 +132,7 @@ struct ModelBuilder {
                 uniquenessConstraints: constraints,
                 table: ColumnLayout.tableName(chain.first ?? name),
                 renamingIdentifier: description.renamingIdentifier,
-                versionHash: versionHash,
+                versionHashes: hashes,
                 objectClass: description.objectClass, wrapperTargets: wrapperTargets,
                 composites: composites[name, default: []], fetchIndexes: description.fetchIndexes,
                 storedFetchIndexes: try FetchIndex.resolve(named: description.fetchIndexes, unnamed: description.indexes, entity: name,

@@ -118,5 +118,5 @@ extension Entity {
     static let placeholder = Entity(
         name: "", number: 0, isAbstract: true, parent: nil, root: 0, subentities: [], hierarchy: [],
         attributes: [], relationships: [], uniquenessConstraints: [], table: "", renamingIdentifier: nil,
-        versionHash: Data(), objectClass: ManagedObject.self, wrapperTargets: [])
+        versionHashes: ModelVersionHashes([]), objectClass: ManagedObject.self, wrapperTargets: [])
 }

@@ -49,7 +49,9 @@ public struct Attribute<Value: AttributeValue> {
         { name in
             .attribute(AttributeDescription(
                 name: name, type: Value.attributeType, isOptional: Value.isOptional,
-                defaultValue: defaultValue.map(\.storedValue).flatMap { $0.isNull ? nil : $0 },
+                // A closure, not the key path `\.storedValue`: a key path in generic code is made at
+                // run time (about 13,000 instructions for each attribute of every model built).
+                defaultValue: defaultValue.map { $0.storedValue }.flatMap { $0.isNull ? nil : $0 },
                 isIndexed: indexed, isUnique: unique, isTransient: transient, renamingIdentifier: renamedFrom,
                 isSearchable: searchable))
         }
@@ -122,8 +124,16 @@ extension Set: RelationshipValue where Element: ManagedObject {
     /// True: a set of objects is a to-many.
     public static var isToMany: Bool { true }
     /// The to-many's objects, loading them when needed.
+    // Inlinable, as `Optional.read` is: unspecialized, the generic `compactMap` and `Set.init`
+    // asked the runtime for the array's associated types, two conformance scans at first use.
+    @inlinable
     public static func read(_ object: ManagedObject, index: Int) -> Set<Element> {
-        Set(object.toManyObjects(index: index).compactMap { downcast($0, to: Element.self) })
+        let objects = object.toManyObjects(index: index)
+        var result = Set<Element>(minimumCapacity: objects.count)
+        for target in objects {
+            if let element = downcast(target, to: Element.self) { result.insert(element) }
+        }
+        return result
     }
     /// Replaces the to-many of `object` with this set, keeping the inverses in step.
     public func write(to object: ManagedObject, index: Int) throws {

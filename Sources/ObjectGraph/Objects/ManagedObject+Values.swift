@@ -151,6 +151,7 @@ extension ManagedObject {
         return toManyIDs(index: index)
     }
 
+    @usableFromInline
     final func toManyObjects(index: Int) -> [ManagedObject] {
         guard let context = owningContext else { return [] }
         return toManyIDs(index: index).sorted().compactMap { context.registeredOrFault($0) }

@@ -101,8 +101,10 @@ extension PredicateParser {
         }
 
         private func text(from start: Int) -> String {
+            // Scalar by scalar: appending the slice whole goes through generic code that looks
+            // up the slice's associated types at run time (about 0.3 M instructions at first use).
             var result = ""
-            result.unicodeScalars.append(contentsOf: scalars[start..<index])
+            for scalar in scalars[start..<index] { result.unicodeScalars.append(scalar) }
             return result
         }
 

@@ -61,9 +61,12 @@ package struct PredicateParser {
     }
 
     static func asciiUppercased(_ name: String) -> String {
-        String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            ("a"..."z").contains(scalar) ? Unicode.Scalar(scalar.value - 32) ?? scalar : scalar
-        }))
+        // Scalar by scalar, as `Lexer.text(from:)` builds its text (no generic append).
+        var result = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars {
+            result.append(("a"..."z").contains(scalar) ? Unicode.Scalar(scalar.value - 32) ?? scalar : scalar)
+        }
+        return String(result)
     }
 
     // MARK: - Tokens

@@ -44,11 +44,11 @@ package final class VacationLibrary {
         // with a vacation open merges other processes' commits through it.
         var configuration = configuration
         configuration.tracksHistory = true
-        let plain = try DocumentLibrary(url: url, model: VacationModel.model)
-        let stored = try Self.readDefaultName(in: plain.url)
-        documents = try DocumentLibrary(url: plain.url, model: VacationModel.model,
-                                        defaultDocumentName: stored ?? Self.standardDefaultName,
+        // The folder is made and resolved once; the settings then only name the default.
+        let plain = try DocumentLibrary(url: url, model: VacationModel.model, defaultDocumentName: Self.standardDefaultName,
                                         documentConfiguration: configuration)
+        let stored = try Self.readDefaultName(in: plain.url)
+        documents = try stored.map { name throws(DocumentError) in try plain.withDefaultDocumentName(name) } ?? plain
         self.wait = wait
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import ObjectGraph
 import SQLiteDB
 import Testing
+import TestSupport
 @testable import Vacations
 
 @Suite("Importing feeds: every photo visited, one transaction per file")
@@ -179,5 +180,41 @@ struct ImportTests {
         #expect(Photo.displayTitle(title: "  ", subtitle: "First line\nsecond") == "First line")
         #expect(Photo.displayTitle(title: nil, subtitle: nil) == "Unknown")
         #expect(Photo.displayTitle(title: "", subtitle: "\n") == "Unknown")
+    }
+}
+
+/// The display title's blank test and trimming read ASCII text byte by byte (issue 22, session
+/// 29): the same answers as Foundation's character sets, on any text.
+@Suite("Display titles without Foundation's character sets")
+struct DisplayTitleTrimmingTests {
+    @Test("blank titles and trimmed first lines are Foundation's, on random text")
+    func sameAsFoundation() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("DisplayTitleTrimmingTests seed \(seed)")
+        var generator = SplitMix64(seed: seed)
+        // Every ASCII byte, and some non-ASCII spaces and breaks Foundation's sets hold.
+        let pieces = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+            + ["\u{85}", "\u{A0}", "\u{2028}", "\u{3000}", "\u{200B}", "\u{FEFF}", "é", "e\u{301}", "\r\n"]
+        let spaces = ["\t", "\n", "\u{0B}", "\u{0C}", "\r", " "]
+        for _ in 0..<4_000 {
+            let pool = Bool.random(using: &generator) ? spaces : pieces
+            let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                Bool.random(using: &generator) ? pool[Int.random(in: 0..<pool.count, using: &generator)]
+                    : pieces[Int.random(in: 0..<pieces.count, using: &generator)]
+            }.joined()
+            #expect(Photo.isBlank(text) == text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(Array(text.unicodeScalars))")
+            let line = Substring(text)
+            #expect(Photo.trimmingSpaces(line) == line.trimmingCharacters(in: .whitespaces), "\(Array(text.unicodeScalars))")
+            let subtitle = pieces[Int.random(in: 0..<pieces.count, using: &generator)] + text
+            let expected: String
+            if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                expected = text
+            } else if let first = subtitle.split(whereSeparator: \.isNewline).first?.trimmingCharacters(in: .whitespaces), !first.isEmpty {
+                expected = first
+            } else {
+                expected = "Unknown"
+            }
+            #expect(Photo.displayTitle(title: text, subtitle: subtitle) == expected)
+        }
     }
 }
