@@ -67,12 +67,13 @@ final class SQLiteStore {
         connection = try Connection(path: path, configuration: .init(
             readOnly: options.readOnly, create: !options.readOnly, journalMode: options.journalMode,
             busyTimeout: options.busyTimeout))
-        try StoreFunctions.register(on: connection)
         // The fingerprint and the plan from one read snapshot, so that the fingerprint a model
         // remembers is that of the schema planned; a store it knows needs no plan at all.
         let opened = connection
+        var schemaRows: [StoreLayout.Object]?
         let opening = try opened.transaction { () throws -> Opening in
             let reading = options.checksSchema ? SchemaFingerprint.read(opened, keepingRows: true) : nil
+            schemaRows = reading?.objects
             if let reading, let known = model.verifiedSchemas.metadata(for: reading.fingerprint) {
                 return .known(reading, metadata: known)
             }
@@ -94,6 +95,9 @@ final class SQLiteStore {
             if plan.isEmpty, let reading { model.verifiedSchemas.remember(reading.fingerprint, metadata: stored.values) }
             return .planned(stored, plan, historyTables: reading?.hasHistoryTables)
         }
+        // Before anything prepares a statement that could fire a trigger calling one of them;
+        // nothing above writes.
+        try StoreFunctions.register(on: connection, schema: schemaRows)
         if case .known(let reading, let known) = opening {
             (uuid, metadata) = (reading.uuid, known)
             try openHistory(tracking: options.tracksHistory, readOnly: options.readOnly, present: reading.hasHistoryTables)
