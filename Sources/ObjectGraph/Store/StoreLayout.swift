@@ -15,10 +15,11 @@ import SQLiteDB
 /// the two cannot drift. A store matches when:
 ///
 /// - every object of the layout (each hierarchy table, join table, index, search index table and
-///   trigger) is in `sqlite_master` under its name, of its type, with exactly its SQL;
+///   trigger, `Z_PRIMARYKEY` and `Z_METADATA`) is in `sqlite_master` under its name, of its
+///   type, with exactly its SQL;
 /// - every other object is one the planner leaves alone when it has nothing to migrate: a table
 ///   not of Core Data's `Z…` naming (history, the operation log, search shadow tables, an app's
-///   own) or `Z_PRIMARYKEY` / `Z_METADATA`; an index not of Core Data's naming, or on a table
+///   own); an index not of Core Data's naming, or on a table
 ///   that is not the model's; a trigger that is not named as one of the model's search indexes'
 ///   (`<index>_…`); a view; an index SQLite made itself (no SQL);
 /// - `Z_PRIMARYKEY`'s entity rows are the model's entities, in order, with their names and parents;
@@ -67,11 +68,21 @@ struct StoreLayout {
         }
         for joinTable in model.joinTables { add(joinTable.name, "table", schema.createJoinTableSQL(joinTable)) }
         for (name, sql) in schema.allIndexes() { add(name, "index", sql) }
+        // The bookkeeping tables as this framework makes them: the planner reads their rows by
+        // column name, and another shape of them is for it to judge.
+        for statement in schema.bookkeepingTables { add(statement.name, "table", statement.sql) }
+        var searchTriggers: [(prefix: String, names: [String])] = []
         for index in model.searchIndexes {
             let search = SearchIndexSchema(index: index)
             add(index.name, "table", search.createTableSQL)
             for trigger in search.triggers { add(trigger.name, "trigger", trigger.sql) }
             searchTriggerPrefixes.append(index.name + "_")
+            searchTriggers.append((index.name + "_", search.triggers.map(\.name)))
+        }
+        // The planner counts as an index's triggers every trigger named with its prefix: one
+        // index's name must not begin another's triggers' names.
+        for (prefix, names) in searchTriggers {
+            for (_, others) in searchTriggers where others != names && others.contains(where: { $0.hasPrefix(prefix) }) { isUsable = false }
         }
         managedTables = Set(schema.tables + model.joinTables.map(\.name))
         entityRows = model.entities.map { EntityRow(number: $0.number, name: $0.name, parent: $0.parent ?? 0) }
@@ -107,8 +118,8 @@ struct StoreLayout {
         switch object.type {
         case "table":
             // Tables of Core Data's naming may be a removed entity's or a join table the plan
-            // drops; its bookkeeping tables stay whatever they hold.
-            return !object.name.hasPrefix("Z") || object.name == "Z_PRIMARYKEY" || object.name == "Z_METADATA"
+            // drops (its bookkeeping tables are in the layout).
+            return !object.name.hasPrefix("Z")
         case "index":
             return !PlanWork.isCoreDataIndexName(object.name) || !managedTables.contains(object.table)
         case "trigger":
