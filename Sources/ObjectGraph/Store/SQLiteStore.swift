@@ -67,25 +67,41 @@ final class SQLiteStore {
         connection = try Connection(path: path, configuration: .init(
             readOnly: options.readOnly, create: !options.readOnly, journalMode: options.journalMode,
             busyTimeout: options.busyTimeout))
-        try StoreFunctions.register(on: connection)
         // The fingerprint and the plan from one read snapshot, so that the fingerprint a model
         // remembers is that of the schema planned; a store it knows needs no plan at all.
         let opened = connection
+        var schemaRows: [StoreLayout.Object]?
         let opening = try opened.transaction { () throws -> Opening in
-            let reading = options.checksSchema ? SchemaFingerprint.read(opened) : nil
+            let reading = options.checksSchema ? SchemaFingerprint.read(opened, keepingRows: true) : nil
+            schemaRows = reading?.objects
             if let reading, let known = model.verifiedSchemas.metadata(for: reading.fingerprint) {
                 return .known(reading, metadata: known)
             }
-            guard try opened.tableExists("Z_METADATA") else { return .notCoreData }
-            let stored = try StoreMetadata(connection: opened)
-            let plan = options.checksSchema ? try MigrationPlanner(connection: opened, model: model, metadata: stored).plan() : .init()
+            let stored: StoreMetadata
+            if let reading {
+                // The fingerprint's statement read the metadata row (so Z_METADATA is there).
+                stored = try StoreMetadata(uuid: reading.uuid, plist: reading.plist)
+            } else {
+                guard try opened.tableExists("Z_METADATA") else { return .notCoreData }
+                stored = try StoreMetadata(connection: opened)
+            }
+            let plan: MigrationPlanner.Plan
+            if let reading, StoreLayout(model: model).matches(objects: reading.objects, entityRows: reading.entityRows, metadata: stored) {
+                // Already in the model's layout: the planner would plan nothing (`StoreLayout`).
+                plan = .init()
+            } else {
+                plan = options.checksSchema ? try MigrationPlanner(connection: opened, model: model, metadata: stored).plan() : .init()
+            }
             if plan.isEmpty, let reading { model.verifiedSchemas.remember(reading.fingerprint, metadata: stored.values) }
-            return .planned(stored, plan)
+            return .planned(stored, plan, historyTables: reading?.hasHistoryTables)
         }
+        // Before anything prepares a statement that could fire a trigger calling one of them;
+        // nothing above writes.
+        try StoreFunctions.register(on: connection, schema: schemaRows)
         if case .known(let reading, let known) = opening {
             (uuid, metadata) = (reading.uuid, known)
             try openHistory(tracking: options.tracksHistory, readOnly: options.readOnly, present: reading.hasHistoryTables)
-        } else if case .planned(let stored, let plan) = opening {
+        } else if case .planned(let stored, let plan, let historyTables) = opening {
             (uuid, metadata) = (stored.uuid, stored.values)
             if options.readOnly {
                 // Index names and a table's CREATE text do not change what reading finds.
@@ -100,7 +116,8 @@ final class SQLiteStore {
                 }
                 connection.clearStatementCache()
             }
-            try openHistory(tracking: options.tracksHistory, readOnly: options.readOnly)
+            // What the fingerprint's rows say of history holds while the plan changed nothing.
+            try openHistory(tracking: options.tracksHistory, readOnly: options.readOnly, present: plan.isEmpty ? historyTables : nil)
         } else {
             guard !options.readOnly else { throw StoreError("\(path) is not a Core Data store (no Z_METADATA table)") }
             let existing = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'")?.integerValue ?? 0
@@ -124,7 +141,8 @@ final class SQLiteStore {
     private enum Opening {
         /// A store the model found needing no migration before, unchanged since.
         case known(SchemaFingerprint.Reading, metadata: [String: any Sendable])
-        case planned(StoreMetadata, MigrationPlanner.Plan)
+        /// With whether the store has the history tables, when the fingerprint's rows tell.
+        case planned(StoreMetadata, MigrationPlanner.Plan, historyTables: Bool?)
         /// No `Z_METADATA`: a new file, or not a Core Data store.
         case notCoreData
     }

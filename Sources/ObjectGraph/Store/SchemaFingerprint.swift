@@ -31,42 +31,65 @@ struct SchemaFingerprint: Equatable, Sendable {
 
     /// What one read found: the fingerprint, the store's UUID, and (from the same rows) whether
     /// it has the history tables.
-    struct Reading: Sendable {
+    struct Reading {
         var fingerprint: SchemaFingerprint
         var uuid: String
         var hasHistoryTables: Bool
+        /// The same rows as values, for `StoreLayout` (made only when asked for).
+        var objects: [StoreLayout.Object] = []
+        var entityRows: [StoreLayout.EntityRow] = []
+        /// `Z_PLIST` as `StoreMetadata` reads it.
+        var plist: Data?
     }
 
     /// The store's fingerprint, or nil when the store lacks one of the three tables, its
     /// metadata row, or cannot be read: the full open then finds out why, with its own errors.
-    static func read(_ connection: Connection) -> Reading? {
+    static func read(_ connection: Connection, keepingRows: Bool = false) -> Reading? {
         // A store that cannot answer this is opened the long way, which reports what is wrong:
         // the error here has no meaning of its own.
         guard let statement = try? connection.prepare(query) else { return nil }
         var record: [UInt8] = []
         record.reserveCapacity(32_768)
         var uuid: String?
+        var plist: Data?
         var historyTables = 0
+        var objects: [StoreLayout.Object] = []
+        var entityRows: [StoreLayout.EntityRow] = []
         while true {
             // A row that fails to read leaves no fingerprint at all, never part of one.
             guard let more = try? statement.step() else { return nil }
             guard more else { break }
             statement.appendRecord(of: 0..<3, to: &record)
-            switch statement.string(at: 0) {
+            let type = statement.string(at: 0)
+            switch type {
             case metadataRow:
                 uuid = statement.string(at: 3) ?? ""
+                if keepingRows { plist = statement.data(at: 1) }
                 continue
+            case keyRow:
+                // Read as `StoredSchema` reads them.
+                if keepingRows {
+                    entityRows.append(StoreLayout.EntityRow(number: statement.int(at: 1), name: statement.string(at: 2) ?? "",
+                                                            parent: statement.int(at: 3)))
+                }
             case "table":
                 if let name = statement.string(at: 1), HistorySchema.tableNames.contains(name) { historyTables += 1 }
             default:
                 break
             }
+            if keepingRows, type != keyRow {
+                objects.append(StoreLayout.Object(type: type ?? "", name: statement.string(at: 1) ?? "",
+                                                  table: statement.string(at: 2) ?? "", sql: statement.string(at: 3)))
+            }
             statement.appendRecord(of: 3..<4, to: &record)
         }
         guard let uuid else { return nil }
         return Reading(fingerprint: SchemaFingerprint(record: record), uuid: uuid,
-                       hasHistoryTables: historyTables == HistorySchema.tableNames.count)
+                       hasHistoryTables: historyTables == HistorySchema.tableNames.count,
+                       objects: objects, entityRows: entityRows, plist: plist)
     }
+
+    private static let keyRow = "Z_PRIMARYKEY"
 
     private static let metadataRow = "Z_METADATA"
 
@@ -74,7 +97,7 @@ struct SchemaFingerprint: Equatable, Sendable {
     /// file fixes: the same schema in another order only misses, and plans.
     private static let query = """
         SELECT type, name, tbl_name, sql FROM sqlite_master
-        UNION ALL SELECT 'Z_PRIMARYKEY', Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < \(StoredSchema.firstPrivateEntityNumber)
+        UNION ALL SELECT '\(keyRow)', Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < \(StoredSchema.firstPrivateEntityNumber)
         UNION ALL SELECT * FROM (SELECT '\(metadataRow)', Z_PLIST, NULL, Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1)
         """
 }

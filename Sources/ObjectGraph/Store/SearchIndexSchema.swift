@@ -63,20 +63,6 @@ struct SearchIndexSchema {
         "INSERT INTO \(quotedName) (\(columnList)) SELECT t.Z_PK, \(expressions(row: "t")) FROM \(index.table) t"
     }
 
-    /// Rewrites the index rows of the table's rows matching `condition` (on alias `t`).
-    private func refresh(where condition: String) -> String {
-        "DELETE FROM \(quotedName) WHERE rowid IN (SELECT t.Z_PK FROM \(index.table) t WHERE \(condition)); "
-            + "INSERT OR REPLACE INTO \(quotedName) (\(columnList)) SELECT t.Z_PK, \(expressions(row: "t")) "
-            + "FROM \(index.table) t WHERE \(condition);"
-    }
-
-    /// Rewrites the index row of the object with key `key` (gone when the object is).
-    private func refresh(key: String) -> String {
-        "DELETE FROM \(quotedName) WHERE rowid = \(key); "
-            + "INSERT OR REPLACE INTO \(quotedName) (\(columnList)) SELECT t.Z_PK, \(expressions(row: "t")) "
-            + "FROM \(index.table) t WHERE t.Z_PK = \(key);"
-    }
-
     /// Trigger name → `CREATE TRIGGER` statement, exactly as `sqlite_master` keeps it.
     ///
     /// Made once per index and process: every open compares them with the store's, and
@@ -92,6 +78,23 @@ struct SearchIndexSchema {
 
     private func makeTriggers() -> [(name: String, sql: String)] {
         let table = index.table
+        // The pieces every trigger repeats, made once (building them per trigger was most of
+        // the cost of the text).
+        let columns = columnList
+        let newValues = expressions(row: "NEW")
+        let rowValues = expressions(row: "t")
+        /// Rewrites the index rows of the table's rows matching `condition` (on alias `t`).
+        func refresh(where condition: String) -> String {
+            "DELETE FROM \(quotedName) WHERE rowid IN (SELECT t.Z_PK FROM \(table) t WHERE \(condition)); "
+                + "INSERT OR REPLACE INTO \(quotedName) (\(columns)) SELECT t.Z_PK, \(rowValues) "
+                + "FROM \(table) t WHERE \(condition);"
+        }
+        /// Rewrites the index row of the object with key `key` (gone when the object is).
+        func refresh(key: String) -> String {
+            "DELETE FROM \(quotedName) WHERE rowid = \(key); "
+                + "INSERT OR REPLACE INTO \(quotedName) (\(columns)) SELECT t.Z_PK, \(rowValues) "
+                + "FROM \(table) t WHERE t.Z_PK = \(key);"
+        }
         var result: [(String, String)] = []
         func trigger(_ suffix: String, _ event: String, on target: String, when condition: String? = nil, _ body: String) {
             let name = index.name + "_" + suffix
@@ -99,7 +102,7 @@ struct SearchIndexSchema {
             result.append((name, "CREATE TRIGGER \(name) AFTER \(event) ON \(target)\(when) BEGIN \(body) END"))
         }
         trigger("INSERT", "INSERT", on: table,
-                "INSERT OR REPLACE INTO \(quotedName) (\(columnList)) VALUES (NEW.Z_PK, \(expressions(row: "NEW")));")
+                "INSERT OR REPLACE INTO \(quotedName) (\(columns)) VALUES (NEW.Z_PK, \(newValues));")
         var watched = ["Z_PK"]
         for column in index.columns {
             switch column.source {
@@ -111,7 +114,7 @@ struct SearchIndexSchema {
         let changed = watched.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
         trigger("UPDATE", "UPDATE OF \(watched.joined(separator: ", "))", on: table, when: changed,
                 "DELETE FROM \(quotedName) WHERE rowid = OLD.Z_PK; "
-                    + "INSERT OR REPLACE INTO \(quotedName) (\(columnList)) VALUES (NEW.Z_PK, \(expressions(row: "NEW")));")
+                    + "INSERT OR REPLACE INTO \(quotedName) (\(columns)) VALUES (NEW.Z_PK, \(newValues));")
         trigger("DELETE", "DELETE", on: table, "DELETE FROM \(quotedName) WHERE rowid = OLD.Z_PK;")
         for column in index.columns {
             let prefix = column.name.uppercased()

@@ -37,7 +37,8 @@ package struct StoreMetadata: Sendable {
         return try StoreMetadata(uuid: statement.string(at: 0) ?? "", plist: statement.data(at: 1))
     }
 
-    private init(uuid: String, plist data: Data?) throws {
+    /// The metadata of a row already read: `Z_UUID` and `Z_PLIST` as `Statement.data(at:)` gives it.
+    init(uuid: String, plist data: Data?) throws {
         self.uuid = uuid
         values = [:]
         if let data, !data.isEmpty {

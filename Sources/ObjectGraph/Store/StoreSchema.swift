@@ -139,6 +139,14 @@ struct StoreSchema {
         tables.flatMap { indexes(ofTable: $0) } + model.joinTables.compactMap { joinTableIndex($0) }
     }
 
+    /// `Z_PRIMARYKEY` and `Z_METADATA`, as a new store gets them.
+    var bookkeepingTables: [(name: String, sql: String)] {
+        [
+            ("Z_PRIMARYKEY", "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)"),
+            ("Z_METADATA", "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)"),
+        ]
+    }
+
     /// Every statement that creates an empty store for the model.
     func creationStatements() -> [String] {
         var statements: [String] = []
@@ -149,8 +157,7 @@ struct StoreSchema {
             statements.append(createJoinTableSQL(joinTable))
         }
         statements += allIndexes().map(\.sql)
-        statements.append("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
-        statements.append("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+        statements += bookkeepingTables.map(\.sql)
         for index in model.searchIndexes { statements += SearchIndexSchema(index: index).creationStatements }
         return statements
     }
