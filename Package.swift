@@ -74,7 +74,7 @@ let package = Package(
         // libxml2 (Debian's headers, through the `include/libxml` link) loaded on first use by
         // XMLLoader.c, not linked: only XML feeds and model files need it.
         .target(name: "CLibXML2", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "SQLiteDB", dependencies: ["CSQLite"], swiftSettings: metadataAccessors),
+        .target(name: "SQLiteDB", dependencies: ["CSQLite", "Locking"], swiftSettings: metadataAccessors),
         // Locked<Value>: shared state behind a pthread mutex, which ThreadSanitizer models (it does not model Mutex).
         .target(name: "Locking", swiftSettings: metadataAccessors),
         // ISO 8601 text for Core Data's timestamps, proleptic Gregorian (the CLIs' JSON and the exports).
@@ -90,7 +90,8 @@ let package = Package(
         // What both command-line tools stand on, knowing nothing of vacations or stores: parsing,
         // help, usage errors, exit codes, JSON, tables, display width, terminal and progress.
         .target(name: "CommandLineKit", dependencies: ["Locking", "Timestamps"], swiftSettings: metadataAccessors),
-        .target(name: "VacationCLI", dependencies: ["CommandLineKit", "Vacations", "Documents", "ObjectGraph"], swiftSettings: metadataAccessors),
+        .target(name: "VacationCLI", dependencies: ["CommandLineKit", "Vacations", "Documents", "ObjectGraph", "SQLiteDB"],
+                swiftSettings: metadataAccessors),
         // `vacation` links the Swift runtime and Foundation statically, so that the loader binds
         // no Swift library at each start; main.swift, compiled against the static modules, names
         // the archives Foundation needs. It leaves libcurl out of the link (FoundationNetworking's
@@ -107,7 +108,7 @@ let package = Package(
         .executableTarget(name: "vacation", dependencies: ["VacationCLI", "CommandLineKit", "CCurlLoader"],
                           swiftSettings: staticVacationCompile, linkerSettings: staticVacationLink),
         // Programs that tests run as separate processes (locks, signals, concurrent writers).
-        .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "TestSupport"]),
+        .executableTarget(name: "vacations-test-helper", dependencies: ["Vacations", "Documents", "ObjectGraph", "SQLiteDB", "TestSupport"]),
         // A VFS that fails the Nth I/O call (SQLite's I/O-error tests); only test code links it.
         .target(name: "SQLiteFaultVFS", dependencies: ["CSQLite"]),
         .target(name: "TestSupport", dependencies: ["SQLiteDB", "Locking", "SQLiteFaultVFS"]),

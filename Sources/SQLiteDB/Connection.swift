@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Locking
 
 /// One connection to a SQLite database file, with a per-connection statement cache.
 ///
@@ -84,6 +85,7 @@ public final class Connection {
         self.handle = connection
         self.path = path
         self.configuration = configuration
+        OpenConnections.shared.withLock { $0.add(connection: connection) }
         sqlite3_extended_result_codes(connection, 1)
         sqlite3_busy_timeout(connection, Int32(max(0, configuration.busyTimeout * 1000)))
         do {
@@ -99,6 +101,7 @@ public final class Connection {
             }
         } catch {
             statementCache.removeAll()
+            OpenConnections.shared.withLock { $0.remove(connection: connection) }
             sqlite3_close_v2(connection)
             throw error
         }
@@ -117,8 +120,24 @@ public final class Connection {
         try Connection(path: ":memory:", configuration: Configuration(journalMode: nil, synchronous: nil))
     }
 
+    /// Closes every connection of the process that is not inside a transaction, for a process
+    /// about to `exit` with Swift objects still holding them: each connection's statements are
+    /// finalized and the connection closed as its deinit would, so that SQLite does what a last
+    /// close does (checkpoint the WAL, remove `-wal` and `-shm`) without the objects around it
+    /// being torn down first. From then on no statement or connection of the process finalizes
+    /// or closes itself. A connection with a transaction open is left to the exit, which drops
+    /// it as a crash would (SQLite rolls it back at the next open).
+    ///
+    /// Call it only right before `exit`, once no other thread uses SQLite.
+    package static func closeAllBeforeExit() {
+        OpenConnections.shared.withLock { $0.closeAllForExit() }
+    }
+
     deinit {
+        // Closed already when the process is exiting (`closeAllBeforeExit`).
+        guard OpenConnections.shared.withLock({ $0.isOpen(handle) }) else { return }
         statementCache.removeAll()
+        OpenConnections.shared.withLock { $0.remove(connection: handle) }
         sqlite3_close_v2(handle)
     }
 

@@ -31,9 +31,13 @@ public final class Statement {
         self.handle = statement
         self.sql = sql
         self.connection = connection
+        OpenConnections.shared.withLock { $0.add(statement: statement, of: connection.handle) }
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        // Once the process exits through `Connection.closeAllBeforeExit`, that finalizes.
+        if OpenConnections.shared.withLock({ $0.remove(statement: handle) }) { sqlite3_finalize(handle) }
+    }
 
     /// Number of `?` parameters.
     var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }

@@ -21,6 +21,10 @@ package struct CLIEnvironment: Sendable {
     package var errorsIsTerminal: Bool
     package var terminalWidth: Int
     package var now: @Sendable () -> Date
+    /// True for the process's own run (main.swift exits through `VacationCLI.exitProcess`
+    /// right after): a read keeps its context and objects for the exit instead of freeing
+    /// them. In-process runs (tests) free them as usual.
+    package var keepsObjectsUntilExit = false
 
     package init(variables: [String: String] = [:], currentDirectory: String = FileManager.default.currentDirectoryPath,
                 standardInput: FileHandle = .standardInput, output: OutputSink, errors: OutputSink,
@@ -38,8 +42,10 @@ package struct CLIEnvironment: Sendable {
     /// The process's own streams, environment and terminal.
     package static func process() -> CLIEnvironment {
         let variables = processVariables()
-        return CLIEnvironment(variables: variables, output: FileDescriptorSink(descriptor: 1), errors: FileDescriptorSink(descriptor: 2),
-                              errorsIsTerminal: Terminal.isTerminal(fd: 2), terminalWidth: Terminal.width(fd: 1, environment: variables))
+        var environment = CLIEnvironment(variables: variables, output: FileDescriptorSink(descriptor: 1), errors: FileDescriptorSink(descriptor: 2),
+                                         errorsIsTerminal: Terminal.isTerminal(fd: 2), terminalWidth: Terminal.width(fd: 1, environment: variables))
+        environment.keepsObjectsUntilExit = true
+        return environment
     }
 
     /// The process's environment, read from `environ` as `ProcessInfo.environment` reads it

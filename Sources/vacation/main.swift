@@ -7,6 +7,7 @@ import FoundationNetworking
 #endif
 import VacationCLI
 
-// Wires the process's arguments, streams and terminal to the CLI, then exits with its code.
+// Wires the process's arguments, streams and terminal to the CLI, then exits with its code
+// (closing the connections a read kept for the exit).
 let code = VacationCLI.run(Array(CommandLine.arguments.dropFirst()), environment: .process())
-exit(code)
+VacationCLI.exitProcess(code)

@@ -8,6 +8,7 @@ struct HelperSubcommand: Sendable {
 
     /// Every subcommand; the first word on the command line chooses one.
     static let all: [HelperSubcommand] = DocumentSubcommands.all + StoreSubcommands.all + VacationSubcommands.all
+        + ConnectionSubcommands.all
 }
 
 /// A subcommand's arguments: positionals, and `--name value` options.

@@ -72,6 +72,8 @@ struct Session {
 
     func emit(_ value: JSONValue) {
         environment.output.write(value.rendered() + "\n")
+        // Freeing a long answer's values is work the exiting process need not do.
+        if environment.keepsObjectsUntilExit { VacationCLI.keepUntilExit([value]) }
     }
 
     func say(_ text: String) {
@@ -102,9 +104,20 @@ struct Session {
     /// Opens a vacation for reading and runs `body` with a context on it.
     func reading<T>(_ name: String?, _ body: (ObjectContext, ManagedDocument) throws -> T) throws -> T {
         let document = try library.open(name, access: .read)
-        // A document open for reading closes without saving: closing cannot fail.
-        defer { try? document.close() }
-        let context = try document.newRootContext(name: "cli")
+        let context: ObjectContext
+        do {
+            context = try document.newRootContext(name: "cli")
+        } catch {
+            // A document open for reading closes without saving: closing cannot fail.
+            try? document.close()
+            throw error
+        }
+        defer {
+            try? document.close()
+            // The process exits next: its objects go with it, unfreed (VacationCLI.exitProcess
+            // closes the connection they hold).
+            if environment.keepsObjectsUntilExit { VacationCLI.keepUntilExit([context, document]) }
+        }
         return try body(context, document)
     }
 }
