@@ -53,7 +53,7 @@ extension Session {
 
     func tags() throws -> Int32 {
         try reading(globals.vacation) { context, _ in
-            let tags = try VacationQueries.tags(in: context)
+            let tags = try VacationQueries.tagCounts(in: context)
             if json {
                 // A loop, not `map`: a closure made here is main-actor isolated, and Swift 6 checks
                 // the executor at each call (about 270 instructions a tag).

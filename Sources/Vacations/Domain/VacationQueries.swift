@@ -127,7 +127,29 @@ package enum VacationQueries {
 
     /// Tags with their counts: most used first, then by name.
     package static func tags(in context: ObjectContext) throws -> [Tag] {
-        try context.fetch(FetchRequest<Tag>(sortedBy: [ObjectSortDescriptor("count", ascending: false), ObjectSortDescriptor("name")]))
+        try context.fetch(FetchRequest<Tag>(sortedBy: tagOrder))
+    }
+
+    private static let tagOrder = [ObjectSortDescriptor("count", ascending: false), ObjectSortDescriptor("name")]
+
+    /// What `tags` lists — each tag's name and count, in `tags(in:)`'s order — read as values,
+    /// not made into objects: a million-photo vacation's 2,000 tags cost a `tags` command about
+    /// a fifth of its instructions as objects. Names are unique, so the order has no ties. It
+    /// reads the store as saved (a command's fresh context has nothing unsaved). A row the model
+    /// would not hold as it is (a NULL name, a count that is not a whole number) sends the
+    /// whole answer through the objects, which read or refuse it as they always have.
+    package static func tagCounts(in context: ObjectContext) throws -> [(name: String, count: Int64)] {
+        let rows = try context.fetchDictionaries(DictionaryFetchRequest(
+            entityName: "Tag", columns: [.key("name"), .key("count")], sortDescriptors: tagOrder))
+        var counts: [(name: String, count: Int64)] = []
+        counts.reserveCapacity(rows.count)
+        for row in rows {
+            guard case .string(let name)? = row["name"], case .int(let count)? = row["count"] else {
+                return try tags(in: context).map { ($0.name, $0.count) }
+            }
+            counts.append((name, count))
+        }
+        return counts
     }
 
     /// Places in itinerary order: first visited first (places without a date last), then by name,
