@@ -139,12 +139,12 @@ package enum VacationQueries {
     /// would not hold as it is (a NULL name, a count that is not a whole number) sends the
     /// whole answer through the objects, which read or refuse it as they always have.
     package static func tagCounts(in context: ObjectContext) throws -> [(name: String, count: Int64)] {
-        let rows = try context.fetchDictionaries(DictionaryFetchRequest(
+        let rows = try context.fetchValueRows(DictionaryFetchRequest(
             entityName: "Tag", columns: [.key("name"), .key("count")], sortDescriptors: tagOrder))
         var counts: [(name: String, count: Int64)] = []
         counts.reserveCapacity(rows.count)
         for row in rows {
-            guard case .string(let name)? = row["name"], case .int(let count)? = row["count"] else {
+            guard row.count == 2, case .string(let name) = row[0], case .int(let count) = row[1] else {
                 return try tags(in: context).map { ($0.name, $0.count) }
             }
             counts.append((name, count))
