@@ -97,17 +97,19 @@ static void ensure_loaded(const char *name) {
         ensure_loaded(#name); \
         return library.name arguments; \
     }
+#define FORWARD_VOID(name, parameters, arguments) \
+    void name parameters { \
+        ensure_loaded(#name); \
+        library.name arguments; \
+    }
 
 void xmlInitParser(void) { ensure_loaded("xmlInitParser"); }
 FORWARD(xmlTextReaderPtr, xmlReaderForIO,
         (xmlInputReadCallback ioread, xmlInputCloseCallback ioclose, void *ioctx, const char *URL, const char *encoding, int options),
         (ioread, ioclose, ioctx, URL, encoding, options))
 FORWARD(xmlTextReaderPtr, xmlReaderForFile, (const char *filename, const char *encoding, int options), (filename, encoding, options))
-void xmlFreeTextReader(xmlTextReaderPtr reader) { ensure_loaded("xmlFreeTextReader"); library.xmlFreeTextReader(reader); }
-void xmlTextReaderSetStructuredErrorHandler(xmlTextReaderPtr reader, xmlStructuredErrorFunc f, void *arg) {
-    ensure_loaded("xmlTextReaderSetStructuredErrorHandler");
-    library.xmlTextReaderSetStructuredErrorHandler(reader, f, arg);
-}
+FORWARD_VOID(xmlFreeTextReader, (xmlTextReaderPtr reader), (reader))
+FORWARD_VOID(xmlTextReaderSetStructuredErrorHandler, (xmlTextReaderPtr reader, xmlStructuredErrorFunc f, void *arg), (reader, f, arg))
 FORWARD(int, xmlTextReaderRead, (xmlTextReaderPtr reader), (reader))
 FORWARD(int, xmlTextReaderDepth, (xmlTextReaderPtr reader), (reader))
 FORWARD(int, xmlTextReaderNodeType, (xmlTextReaderPtr reader), (reader))
@@ -120,11 +122,11 @@ FORWARD(xmlChar *, xmlTextReaderGetAttribute, (xmlTextReaderPtr reader, const xm
 FORWARD(xmlNodePtr, xmlTextReaderCurrentNode, (xmlTextReaderPtr reader), (reader))
 FORWARD(long, xmlGetLineNo, (const xmlNode *node), (node))
 FORWARD(xmlParserCtxtPtr, xmlNewParserCtxt, (void), ())
-void xmlFreeParserCtxt(xmlParserCtxtPtr ctxt) { ensure_loaded("xmlFreeParserCtxt"); library.xmlFreeParserCtxt(ctxt); }
+FORWARD_VOID(xmlFreeParserCtxt, (xmlParserCtxtPtr ctxt), (ctxt))
 FORWARD(xmlDocPtr, xmlCtxtReadMemory,
         (xmlParserCtxtPtr ctxt, const char *buffer, int size, const char *URL, const char *encoding, int options),
         (ctxt, buffer, size, URL, encoding, options))
-void xmlFreeDoc(xmlDocPtr cur) { ensure_loaded("xmlFreeDoc"); library.xmlFreeDoc(cur); }
+FORWARD_VOID(xmlFreeDoc, (xmlDocPtr cur), (cur))
 FORWARD(xmlNodePtr, xmlDocGetRootElement, (const xmlDoc *doc), (doc))
 FORWARD(xmlChar *, xmlNodeListGetString, (xmlDocPtr doc, const xmlNode *list, int inLine), (doc, list, inLine))
 

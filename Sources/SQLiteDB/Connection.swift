@@ -101,7 +101,7 @@ public final class Connection {
             }
         } catch {
             statementCache.removeAll()
-            OpenConnections.shared.withLock { $0.remove(connection: connection) }
+            _ = OpenConnections.shared.withLock { $0.remove(connection: connection) }
             sqlite3_close_v2(connection)
             throw error
         }
@@ -134,10 +134,10 @@ public final class Connection {
     }
 
     deinit {
-        // Closed already when the process is exiting (`closeAllBeforeExit`).
-        guard OpenConnections.shared.withLock({ $0.isOpen(handle) }) else { return }
+        // Closed already when the process is exiting (`closeAllBeforeExit`). Its statements,
+        // finalized next, find it gone and finalize themselves all the same.
+        guard OpenConnections.shared.withLock({ $0.remove(connection: handle) }) else { return }
         statementCache.removeAll()
-        OpenConnections.shared.withLock { $0.remove(connection: handle) }
         sqlite3_close_v2(handle)
     }
 

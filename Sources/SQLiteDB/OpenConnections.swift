@@ -16,9 +16,9 @@ struct OpenConnections: ~Copyable {
 
     mutating func add(connection: OpaquePointer) { statements[Self.key(connection)] = [] }
 
-    mutating func remove(connection: OpaquePointer) { statements[Self.key(connection)] = nil }
-
-    func isOpen(_ connection: OpaquePointer) -> Bool { statements[Self.key(connection)] != nil }
+    /// Forgets `connection`; false when it was not open (the exit's close took it).
+    @discardableResult
+    mutating func remove(connection: OpaquePointer) -> Bool { statements.removeValue(forKey: Self.key(connection)) != nil }
 
     mutating func add(statement: OpaquePointer, of connection: OpaquePointer) {
         statements[Self.key(connection)]?.insert(Self.key(statement))

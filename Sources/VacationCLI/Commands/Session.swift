@@ -104,20 +104,12 @@ struct Session {
     /// Opens a vacation for reading and runs `body` with a context on it.
     func reading<T>(_ name: String?, _ body: (ObjectContext, ManagedDocument) throws -> T) throws -> T {
         let document = try library.open(name, access: .read)
-        let context: ObjectContext
-        do {
-            context = try document.newRootContext(name: "cli")
-        } catch {
-            // A document open for reading closes without saving: closing cannot fail.
-            try? document.close()
-            throw error
-        }
-        defer {
-            try? document.close()
-            // The process exits next: its objects go with it, unfreed (VacationCLI.exitProcess
-            // closes the connection they hold).
-            if environment.keepsObjectsUntilExit { VacationCLI.keepUntilExit([context, document]) }
-        }
+        // A document open for reading closes without saving: closing cannot fail.
+        defer { try? document.close() }
+        let context = try document.newRootContext(name: "cli")
+        // The process exits next: its objects go with it, unfreed (VacationCLI.exitProcess
+        // closes the connection they hold).
+        defer { if environment.keepsObjectsUntilExit { VacationCLI.keepUntilExit([context, document]) } }
         return try body(context, document)
     }
 }
