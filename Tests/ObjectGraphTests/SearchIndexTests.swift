@@ -250,10 +250,14 @@ struct SearchIndexTests {
         try store.coordinator.execute(insert)
         // FTS5 writes each row's text to its content table once (by the triggers, a link written
         // after its row would rewrite the row's text: 40 + 5 × 40 times), and the rows of the
-        // batch are indexed by one statement, after them.
+        // batch are indexed after them, each from the values in hand (no row read back), the
+        // author's and keywords' text read once each.
         let contentWrites = recorder.statements.filter { $0.contains("'FTS_ZARTICLE_SEARCH_content'") }
         #expect(contentWrites.filter { $0.hasPrefix("INSERT") }.count == 40)
-        #expect(recorder.statements.filter { $0.hasPrefix("INSERT OR REPLACE INTO FTS_ZARTICLE_SEARCH ") }.count == 1)
+        #expect(recorder.statements.filter { $0.hasPrefix("INSERT INTO FTS_ZARTICLE_SEARCH ") }.count == 40)
+        #expect(recorder.statements.filter { $0.hasPrefix("INSERT OR REPLACE INTO FTS_ZARTICLE_SEARCH") }.isEmpty)
+        #expect(recorder.statements.filter { $0.hasPrefix("SELECT ZNAME FROM ZAUTHOR WHERE Z_PK") }.count == 1)
+        #expect(recorder.statements.filter { $0.hasPrefix("SELECT ZWORD FROM ZKEYWORD WHERE Z_PK") }.count == 5)
         // The triggers are back, as they were: the index still follows plain SQL.
         let triggers = try store.coordinator.withConnection { connection in
             try connection.rows("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name") { "\($0.string(at: 0) ?? ""): \($0.string(at: 1) ?? "")" }
@@ -278,6 +282,82 @@ struct SearchIndexTests {
         #expect(try store.indexRows().first == "\(first): Article 0 | NULL | Ana | word0 word1 word2 word3 word4")
         #expect(try store.problems() == [])
         #expect(try store.headlines("article 7 word3") == ["Article 7"])
+    }
+
+    /// Every index row as the triggers' own SQL makes it from the rows: what a batch's rows must hold.
+    private func textsBySQL(_ store: SearchStore) throws -> [String] {
+        try store.coordinator.withConnection { connection in
+            try connection.rows("""
+                SELECT t.Z_PK, t.ZHEADLINE, t.ZBODY, (SELECT d.ZNAME FROM ZAUTHOR d WHERE d.Z_PK = t.ZAUTHOR),
+                (SELECT group_concat(d.ZWORD, ' ') FROM Z_1KEYWORDS j JOIN ZKEYWORD d ON d.Z_PK = j.Z_3KEYWORDS
+                 WHERE j.Z_1ARTICLES = t.Z_PK) FROM ZARTICLE t ORDER BY t.Z_PK
+                """) { row in
+                "\(row.int64(at: 0)): " + (1...4).map { row.string(at: $0) ?? "NULL" }.joined(separator: " | ")
+            }
+        }
+    }
+
+    @Test("a batch's index rows hold the triggers' text: keys in order, NULL and empty names, a blob's text left to SQL, stale rows replaced")
+    func batchInsertTexts() throws {
+        let store = try SearchStore()
+        let context = ObjectContext(coordinator: store.coordinator)
+        let authors = ["Ana", "Bo"].map { name -> Author in
+            let author = Author(context: context)
+            author.name = name
+            return author
+        }
+        let keywords = ["sea", "", "tram", "ferry", "gone"].map { word -> Keyword in
+            let keyword = Keyword(context: context)
+            keyword.word = word
+            return keyword
+        }
+        try context.save()
+        // Bo's name and the keyword "gone" become NULL behind the model's back.
+        try store.execute("UPDATE ZAUTHOR SET ZNAME = NULL WHERE Z_PK = \(authors[1].objectID.primaryKey)")
+        try store.execute("UPDATE ZKEYWORD SET ZWORD = NULL WHERE Z_PK = \(keywords[4].objectID.primaryKey)")
+        func batch(_ count: Int) throws -> BatchInsert {
+            var insert = try BatchInsert(entityName: "Article", in: SearchModel.model)
+            let headline = try insert.attribute("headline"), body = try insert.attribute("body")
+            let author = try insert.toOne("author"), words = try insert.toMany("keywords")
+            for number in 0..<count {
+                var row = insert.newRow()
+                row.set(headline, number % 3 == 0 ? nil : "Article \(number)")
+                row.set(body, number % 2 == 0 ? "Body \(number)" : nil)
+                row[author] = number % 4 == 3 ? nil : authors[number % 2].objectID
+                // The keywords in reverse and rotated: the text takes them in key order.
+                row[words] = Array(keywords.reversed().dropFirst(number % 5)).map(\.objectID)
+                insert.append(row)
+            }
+            return insert
+        }
+        try store.coordinator.execute(try batch(12))
+        var rows = try store.indexRows()
+        #expect(rows == (try textsBySQL(store)))
+        let first = try store.coordinator.withConnection { try $0.scalar("SELECT min(Z_PK) FROM ZARTICLE")?.integerValue ?? 0 }
+        #expect(rows.prefix(4) == [
+            "\(first): NULL | Body 0 | Ana | sea  tram ferry",
+            "\(first + 1): Article 1 | NULL | NULL | sea  tram ferry",
+            "\(first + 2): Article 2 | Body 2 | Ana | sea  tram",
+            "\(first + 3): NULL | NULL | NULL | sea ",
+        ])
+        #expect(rows[4] == "\(first + 4): Article 4 | Body 4 | Ana | sea")
+        #expect(try store.problems() == [])
+        // Index rows left for keys the store has not given yet (written around the store) are
+        // replaced by the batch's.
+        let next = first + 12
+        try store.execute("INSERT INTO FTS_ZARTICLE_SEARCH (rowid, headline) VALUES (\(next + 1), 'stale')")
+        try store.coordinator.execute(try batch(3))
+        rows = try store.indexRows()
+        #expect(rows == (try textsBySQL(store)))
+        #expect(rows.count == 15)
+        #expect(try store.headlines("stale").isEmpty)
+        // A keyword whose text is a blob: SQL makes its text, as the triggers would.
+        try store.execute("UPDATE ZKEYWORD SET ZWORD = x'6861726272' WHERE Z_PK = \(keywords[3].objectID.primaryKey)")
+        try store.coordinator.execute(try batch(2))
+        rows = try store.indexRows()
+        #expect(rows == (try textsBySQL(store)))
+        #expect(rows.last == "\(next + 4): Article 1 | NULL | NULL | sea  tram harbr")
+        #expect(try store.problems() == [])
     }
 
     @Test("search: every word in any order, case and diacritics folded, prefixes, best match first, then the tie-breaks")

@@ -39,7 +39,7 @@ extension SQLiteStore {
             }
             ids.append(id)
         }
-        try suspendedIndex?.end(indexingKeys: firstKey..<(firstKey + Int64(insert.rows.count)), in: self)
+        try suspendedIndex?.end(indexing: insert, firstKey: firstKey, in: self)
         var changeSet = ChangeSet()
         changeSet.inserted = Set(ids)
         for (index, targets) in related.enumerated() where !targets.isEmpty {

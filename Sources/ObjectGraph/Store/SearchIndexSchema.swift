@@ -180,15 +180,155 @@ struct SearchIndexSuspension {
         return SearchIndexSuspension(schema: schema)
     }
 
-    /// Indexes the rows with keys in `keys` (written while the triggers were away), then makes
-    /// the triggers again.
-    func end(indexingKeys keys: Range<Int64>, in store: SQLiteStore) throws {
-        if !keys.isEmpty {
-            let sql = "INSERT OR REPLACE INTO \(schema.quotedName) (\(schema.columnList)) SELECT t.Z_PK, \(schema.expressions(row: "t")) "
-                + "FROM \(schema.index.table) t WHERE t.Z_PK >= ? AND t.Z_PK < ?"
-            try store.connection.execute(sql, [.integer(keys.lowerBound), .integer(keys.upperBound)])
+    /// Indexes `insert`'s rows (written with keys from `firstKey` while the triggers were away),
+    /// then makes the triggers again.
+    ///
+    /// From the values in hand when it can (`indexFromValues`): one prepared insert per row,
+    /// each destination's text read once for the whole batch. Reading the rows back instead,
+    /// with their places' and tags' text joined in for each (`fill`), cost about half as much
+    /// again as the index's own writes (a 20,000-photo import: 1.95 G instructions against the
+    /// baseline's 1.28 G, which writes the index from its own values).
+    func end(indexing insert: BatchInsert, firstKey: Int64, in store: SQLiteStore) throws {
+        let keys = firstKey..<(firstKey + Int64(insert.rows.count))
+        if !keys.isEmpty, try !indexFromValues(insert, firstKey: firstKey, in: store) {
+            try fill(keys, in: store)
         }
         for trigger in schema.triggers { try store.connection.execute(trigger.sql) }
+    }
+
+    /// Indexes the rows with keys in `keys` from the table, as the triggers would; replaces
+    /// any index row already there.
+    private func fill(_ keys: Range<Int64>, in store: SQLiteStore) throws {
+        let sql = "INSERT OR REPLACE INTO \(schema.quotedName) (\(schema.columnList)) SELECT t.Z_PK, \(schema.expressions(row: "t")) "
+            + "FROM \(schema.index.table) t WHERE t.Z_PK >= ? AND t.Z_PK < ?"
+        try store.connection.execute(sql, [.integer(keys.lowerBound), .integer(keys.upperBound)])
+    }
+
+    /// Where a column's text comes from in a batch row.
+    private enum RowSource {
+        /// Nothing of the batch's entity: NULL, as the table's column is for its rows.
+        case none
+        /// The attribute in this slot (a searchable attribute is a string: text or NULL).
+        case value(slot: Int)
+        /// The text of the to-one's target (`names[lookup]`).
+        case toOne(slot: Int, lookup: Int)
+        /// The texts of the to-many's targets in key order, space-separated.
+        case toMany(slot: Int, lookup: Int)
+    }
+
+    /// A destination column's text by key, each read once.
+    private final class NameLookup {
+        let statement: Statement
+        var names: [Int64: SQLiteValue] = [:]
+
+        init(statement: Statement) { self.statement = statement }
+
+        /// The text of row `key` (NULL when there is none), or nil when it is not text: its
+        /// text as SQL would make it is left to SQL.
+        func name(_ key: Int64) throws -> SQLiteValue? {
+            let value: SQLiteValue
+            if let known = names[key] {
+                value = known
+            } else {
+                statement.reset()
+                statement.bind(key, at: 0)
+                value = try statement.step() ? statement.value(at: 0) : .null
+                statement.reset()
+                names[key] = value
+            }
+            switch value {
+            case .text, .null: return value
+            default: return nil
+            }
+        }
+    }
+
+    /// Writes the batch's index rows from its values, as the triggers' SQL would make them:
+    /// attributes as they are; a to-one's target's text, or NULL; a to-many's targets' texts in
+    /// key order, space-separated, NULLs left out (`group_concat`), NULL when none is left.
+    /// False, having written nothing it would not write again, when the SQL is left to say:
+    /// a destination in the indexed table itself (a target could be one of the batch's rows),
+    /// or a destination's text that is not text (a number's or a blob's text is SQLite's to make).
+    private func indexFromValues(_ insert: BatchInsert, firstKey: Int64, in store: SQLiteStore) throws -> Bool {
+        let entity = insert.entity
+        let index = schema.index
+        var lookups: [NameLookup] = []
+        var sources: [RowSource] = []
+        sources.reserveCapacity(index.columns.count)
+        for column in index.columns {
+            switch column.source {
+            case .attribute(let name):
+                let attribute = entity.attributes.first { $0.column == name }
+                sources.append(attribute.map { .value(slot: $0.slot) } ?? .none)
+            case .toOne(let key, let table, let name):
+                guard table != index.table else { return false }
+                let relationship = entity.relationships.first { relationship in
+                    if !relationship.isToMany, case .foreignKey(key, _) = relationship.storage { return true }
+                    return false
+                }
+                guard let relationship else { sources.append(.none); continue }
+                lookups.append(NameLookup(statement: try store.connection.cachedStatement(
+                    "SELECT \(name) FROM \(table) WHERE Z_PK = ?")))
+                sources.append(.toOne(slot: relationship.slot, lookup: lookups.count - 1))
+            case .toMany(let joinTable, let own, let other, let table, let name):
+                guard table != index.table else { return false }
+                let storage = RelationshipStorage.joinTable(table: joinTable, sourceColumn: own, destinationColumn: other)
+                guard let relationship = entity.relationships.first(where: { $0.isToMany && $0.storage == storage }) else {
+                    sources.append(.none)
+                    continue
+                }
+                lookups.append(NameLookup(statement: try store.connection.cachedStatement(
+                    "SELECT \(name) FROM \(table) WHERE Z_PK = ?")))
+                sources.append(.toMany(slot: relationship.slot, lookup: lookups.count - 1))
+            }
+        }
+        // The keys are new, so the index has no rows for them, unless something wrote it
+        // without the store (its content table says; if that cannot be read, assume so): then
+        // each row replaces what is there.
+        let replacing: Bool
+        do {
+            let highest = try store.connection.scalar("SELECT max(id) FROM \(schema.quotedName)_content")?.integerValue
+            replacing = highest.map { $0 >= firstKey } ?? false
+        } catch {
+            replacing = true
+        }
+        let placeholders = Array(repeating: "?", count: index.columns.count + 1).joined(separator: ", ")
+        let statement = try store.connection.cachedStatement(
+            "INSERT\(replacing ? " OR REPLACE" : "") INTO \(schema.quotedName) (\(schema.columnList)) VALUES (\(placeholders))")
+        var keys: [Int64] = []
+        var texts: [String] = []
+        for (position, row) in insert.rows.enumerated() {
+            statement.bind(firstKey + Int64(position), at: 0)
+            for (column, source) in sources.enumerated() {
+                let value: SQLiteValue
+                switch source {
+                case .none:
+                    value = .null
+                case .value(let slot):
+                    value = row.values[slot]
+                case .toOne(let slot, let lookup):
+                    guard let target = row.toOne[slot] else { value = .null; break }
+                    guard let name = try lookups[lookup].name(target.primaryKey) else { return false }
+                    value = name
+                case .toMany(let slot, let lookup):
+                    keys.removeAll(keepingCapacity: true)
+                    for target in row.toMany[slot] { keys.append(target.primaryKey) }
+                    keys.sort()
+                    texts.removeAll(keepingCapacity: true)
+                    for key in keys {
+                        switch try lookups[lookup].name(key) {
+                        case .text(let text)?: texts.append(text)
+                        case .null?: break
+                        default: return false
+                        }
+                    }
+                    value = texts.isEmpty ? .null : .text(texts.joined(separator: " "))
+                }
+                statement.bind(value, at: column + 1)
+            }
+            try statement.run()
+        }
+        return true
     }
 }
 
