@@ -66,6 +66,34 @@ struct ContextBasicsTests {
         #expect(try store.rows("SELECT length(ZUUID) FROM ZSAMPLE WHERE ZREQUIRED = 'case 4'") == [[.integer(16)]])
     }
 
+    @Test("a string property reads text as stored, and a blob or NULL another writer left as fromStored makes them")
+    func stringPropertiesReadAnyStoredValue() throws {
+        let store = try TestStore()
+        let context = store.context()
+        let samples = (0..<5).map { _ -> Sample in
+            let sample = Sample(context: context)
+            sample.required = "set"
+            return sample
+        }
+        try context.save()
+        let keys = samples.map(\.objectID.primaryKey)
+        let stored: [(String, String)] = [("'words'", "'words'"), ("42", "-7"), ("2.5", "1e300"), ("x'c3a96b'", "x'ff'"), ("NULL", "NULL")]
+        try store.sql { connection in
+            for (key, (text, optional)) in zip(keys, stored) {
+                try connection.execute("UPDATE ZSAMPLE SET ZTEXT = \(text), ZOPTIONALTEXT = \(optional) WHERE Z_PK = \(key)")
+            }
+        }
+        let fresh = store.context()
+        let read = try keys.map { key in
+            try fresh.existingObject(with: ObjectID(entityNumber: samples[0].objectID.entityNumber, primaryKey: key), as: Sample.self)
+        }
+        #expect(read.map(\.text) == ["words", "42", "2.5", "ék", ""])
+        // A VARCHAR column keeps numbers as SQLite's text of them; blobs stay blobs.
+        #expect(read.map(\.optionalText) == ["words", "-7", "1.0e+300", "\u{FFFD}", nil])
+        #expect(try read.map { String.fromStored(try $0.storedValue(forKey: "text")) } == read.map(\.text))
+        #expect(try read.map { String?.fromStored(try $0.storedValue(forKey: "optionalText")) } == read.map(\.optionalText))
+    }
+
     @Test("defaults apply to new objects; a required attribute without a value fails the save by name")
     func defaultsAndRequired() throws {
         let store = try TestStore()

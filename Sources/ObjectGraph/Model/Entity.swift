@@ -118,6 +118,9 @@ public final class Entity: Sendable, CustomStringConvertible {
     /// All relationships, inherited first.
     public let relationships: [EntityRelationship]
     let toOneCount: Int
+    /// Each relationship's slot, by relationship index: a getter reads it without taking a
+    /// reference to the relationship (a retain and a release on every read of a to-one).
+    let relationshipSlots: [Int]
     let toManyCount: Int
     /// Uniqueness constraints as attribute slots.
     public let uniquenessConstraints: [[Int]]
@@ -169,6 +172,7 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.fetchIndexes = fetchIndexes
         self.relationships = relationships
         self.toOneCount = relationships.filter { !$0.isToMany }.count
+        self.relationshipSlots = relationships.map(\.slot)
         self.toManyCount = relationships.filter(\.isToMany).count
         self.emptyToMany = Array(repeating: ToManyState(), count: toManyCount)
         self.nullValues = Array(repeating: .null, count: attributes.count)

@@ -78,6 +78,10 @@ public struct Attribute<Value: AttributeValue> {
         get {
             let ordinal = Int(object[keyPath: storageKeyPath].ordinal)
             guard case .attribute(let slot) = object.entity.wrapperTargets[ordinal] else { return Value.fromStored(.null) }
+            // Strings, the most read, without the stored value's copy (the checks fold away
+            // where the getter is specialised for its property's type).
+            if Value.self == String?.self { return unsafeBitCast(object.storedString(slot: slot), to: Value.self) }
+            if Value.self == String.self { return unsafeBitCast(object.storedString(slot: slot) ?? "", to: Value.self) }
             return Value.fromStored(object.storedValue(slot: slot))
         }
         set {
