@@ -63,8 +63,16 @@ public final class Photo: ManagedObject {
         return String(line[first...last])
     }
 
-    /// Tag names, sorted.
-    package var tagNames: [String] { tags.map(\.name).sorted() }
+    /// Tag names, sorted. Read from the members as a list in key order (`objects(forKey:)`), not
+    /// through the set of objects the `tags` property makes and hashes: a listed photo's tags
+    /// were half of its JSON's making (`photos --limit 50`: 9,000 instructions a photo).
+    package var tagNames: [String] {
+        guard let members = try? objects(forKey: "tags") else { return tags.map(\.name).sorted() }
+        var names: [String] = []
+        names.reserveCapacity(members.count)
+        for member in members { if let tag = member as? Tag { names.append(tag.name) } }
+        return names.sorted()
+    }
 }
 
 /// A tag: its name (case-folded, unique) and how many photos carry it.
