@@ -201,11 +201,13 @@ extension BenchRunner {
     /// Removes a closed store's `-wal` and `-shm`, which only readers have used since the
     /// last checkpoint: an empty `-wal` (anything in it would be lost, so that is an error).
     static func removeIdleWAL(ofStoreAt path: String) throws {
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int {
+        let files = FileManager.default
+        if files.fileExists(atPath: path + "-wal") {
+            let size = try files.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
             guard size == 0 else { throw BenchError("open-first-page: \(path)-wal holds \(size) bytes between rounds") }
-            try FileManager.default.removeItem(atPath: path + "-wal")
+            try files.removeItem(atPath: path + "-wal")
         }
-        if FileManager.default.fileExists(atPath: path + "-shm") { try FileManager.default.removeItem(atPath: path + "-shm") }
+        if files.fileExists(atPath: path + "-shm") { try files.removeItem(atPath: path + "-shm") }
     }
 
     /// Backs the vacation up as `vacation backup` does, and the baseline's store with SQLite's

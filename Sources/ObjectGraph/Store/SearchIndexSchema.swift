@@ -230,7 +230,7 @@ struct SearchIndexSuspension {
             if let known = names[key] {
                 value = known
             } else {
-                statement.reset()
+                // Reset after every use (and by `step` on an error): ready to bind.
                 statement.bind(key, at: 0)
                 value = try statement.step() ? statement.value(at: 0) : .null
                 statement.reset()
@@ -253,6 +253,11 @@ struct SearchIndexSuspension {
         let entity = insert.entity
         let index = schema.index
         var lookups: [NameLookup] = []
+        /// A new lookup of `table`'s `column` by key; its place in `lookups`.
+        func lookUp(_ column: String, in table: String) throws -> Int {
+            lookups.append(NameLookup(statement: try store.connection.cachedStatement("SELECT \(column) FROM \(table) WHERE Z_PK = ?")))
+            return lookups.count - 1
+        }
         var sources: [RowSource] = []
         sources.reserveCapacity(index.columns.count)
         for column in index.columns {
@@ -267,9 +272,7 @@ struct SearchIndexSuspension {
                     return false
                 }
                 guard let relationship else { sources.append(.none); continue }
-                lookups.append(NameLookup(statement: try store.connection.cachedStatement(
-                    "SELECT \(name) FROM \(table) WHERE Z_PK = ?")))
-                sources.append(.toOne(slot: relationship.slot, lookup: lookups.count - 1))
+                sources.append(.toOne(slot: relationship.slot, lookup: try lookUp(name, in: table)))
             case .toMany(let joinTable, let own, let other, let table, let name):
                 guard table != index.table else { return false }
                 let storage = RelationshipStorage.joinTable(table: joinTable, sourceColumn: own, destinationColumn: other)
@@ -277,9 +280,7 @@ struct SearchIndexSuspension {
                     sources.append(.none)
                     continue
                 }
-                lookups.append(NameLookup(statement: try store.connection.cachedStatement(
-                    "SELECT \(name) FROM \(table) WHERE Z_PK = ?")))
-                sources.append(.toMany(slot: relationship.slot, lookup: lookups.count - 1))
+                sources.append(.toMany(slot: relationship.slot, lookup: try lookUp(name, in: table)))
             }
         }
         // The keys are new, so the index has no rows for them, unless something wrote it

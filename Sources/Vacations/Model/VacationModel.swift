@@ -67,6 +67,8 @@ public final class Photo: ManagedObject {
     /// through the set of objects the `tags` property makes and hashes: a listed photo's tags
     /// were half of its JSON's making (`photos --limit 50`: 9,000 instructions a photo).
     package var tagNames: [String] {
+        // `objects(forKey:)` throws only for a key the entity lacks, and "tags" is the model's
+        // own: should it ever fail, the `tags` property gives the same names, never none.
         guard let members = try? objects(forKey: "tags") else { return tags.map(\.name).sorted() }
         var names: [String] = []
         names.reserveCapacity(members.count)
