@@ -171,6 +171,46 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// Whether the column is text of exactly `text`'s bytes; compared where SQLite holds it, no
+    /// String made.
+    package func text(at index: Int, is text: String) -> Bool {
+        withText(at: index) { bytes in
+            var text = text
+            return text.withUTF8 { expected in
+                expected.count == bytes.count && (bytes.isEmpty || memcmp(expected.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            }
+        } ?? false
+    }
+
+    /// Whether the column is text holding `needle`'s bytes somewhere (a non-empty needle).
+    package func text(at index: Int, contains needle: String) -> Bool {
+        withText(at: index) { bytes in
+            var needle = needle
+            return needle.withUTF8 { needle in
+                guard let first = needle.first, bytes.count >= needle.count, let base = bytes.baseAddress else { return false }
+                var offset = 0
+                let last = bytes.count - needle.count
+                while offset <= last {
+                    // memchr finds each candidate first byte, memcmp checks the rest.
+                    guard let found = memchr(base + offset, Int32(first), last - offset + 1) else { return false }
+                    let position = base.distance(to: found)
+                    if memcmp(found, needle.baseAddress!, needle.count) == 0 { return true }
+                    offset = position + 1
+                }
+                return false
+            }
+        } ?? false
+    }
+
+    /// The column's text bytes as SQLite holds them (valid only inside `body`), or nil when it
+    /// is not text.
+    package func withText<T>(at index: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
+        let column = Int32(index)
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT else { return nil }
+        guard let start = sqlite3_column_text(handle, column) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return body(UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+
     /// Appends the current row's `columns` to `bytes` exactly and unambiguously, each as its
     /// storage class, then (text and blobs) its length and bytes as stored or (numbers) their
     /// 8 bytes: a record to compare rows by without making values of them.

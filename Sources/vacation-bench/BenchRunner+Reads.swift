@@ -169,10 +169,15 @@ extension BenchRunner {
     /// `-wal` and `-shm`. Ours' read-only close removes them and the baseline's leaves them, so
     /// with the sides taking turns the baseline made them anew each round and ours found them
     /// made: SQLite's setting up of the shared-memory file was the baseline's alone to pay.
+    ///
+    /// A round is one open, about a millisecond, which a timer interrupt or another process
+    /// stretches by a tenth: the median of a few rounds moved by ±0.2× from one run of the bench
+    /// to the next. So, like the toggles, it takes many: `openFirstPageRounds` per side,
+    /// interleaved, whatever `--runs` says.
     func measureOpenFirstPage() throws {
-        progress("open-first-page")
+        progress("open-first-page: \(Self.openFirstPageRounds) opens each, interleaved")
         let storePath = try storePath(ofVacation: vacationName)
-        let times = try compare("open-first-page", runs: readRuns, ours: {
+        let times = try compare("open-first-page", runs: Self.openFirstPageRounds, ours: {
             try Self.removeIdleWAL(ofStoreAt: storePath)
             var digest = ReadDigest()
             let time = try timed {

@@ -52,6 +52,9 @@ final class BenchRunner {
     /// Runs of the read figures: each read is short, so it runs more often than the imports.
     var readRuns: Int { options.runs * 2 - 1 }
 
+    /// Rounds of `open-first-page` per side, after the warm-up (see `measureOpenFirstPage`).
+    static let openFirstPageRounds = 200
+
     func progress(_ message: String) {
         FileHandle.standardError.write(Data("vacation-bench: \(message)\n".utf8))
     }

@@ -117,3 +117,45 @@ struct StatementTests {
         #expect(statement.expandedSQL == "SELECT 3, 'it''s'")
     }
 }
+
+@Suite("Comparing a column's text where SQLite holds it")
+struct StatementTextComparisonTests {
+    @Test("text(at:is:) is true for text of exactly those bytes, false for other text, other classes and NULL")
+    func equality() throws {
+        let connection = try Connection.inMemory()
+        let statement = try connection.prepare("SELECT 'table', '', 'tablé', 'tabl', 5, x'7461626c65', NULL")
+        #expect(try statement.step())
+        #expect(statement.text(at: 0, is: "table"))
+        #expect(!statement.text(at: 0, is: "tables"))
+        #expect(!statement.text(at: 0, is: "Table"))
+        #expect(statement.text(at: 1, is: ""))
+        #expect(!statement.text(at: 1, is: "table"))
+        #expect(statement.text(at: 2, is: "tablé"))
+        #expect(!statement.text(at: 2, is: "table"))
+        #expect(!statement.text(at: 3, is: "table"))
+        #expect(!statement.text(at: 4, is: "5"))          // an integer is not text
+        #expect(!statement.text(at: 5, is: "table"))      // nor is a blob of the same bytes
+        #expect(!statement.text(at: 6, is: ""))
+    }
+
+    @Test("text(at:contains:) finds the bytes at the start, the end, after a false start, and nowhere else")
+    func containment() throws {
+        let connection = try Connection.inMemory()
+        let statement = try connection.prepare("""
+            SELECT 'NSCoreData(x)', 'SELECT NSCoreData', 'NSCoreDatNSCoreData', 'NSCoreDat', 'nscoredata', '', NULL,
+                   x'4e53436f726544617461', 'a NSCoreDataB c'
+            """)
+        #expect(try statement.step())
+        let needle = "NSCoreData"
+        #expect(statement.text(at: 0, contains: needle))
+        #expect(statement.text(at: 1, contains: needle))
+        #expect(statement.text(at: 2, contains: needle))
+        #expect(!statement.text(at: 3, contains: needle))
+        #expect(!statement.text(at: 4, contains: needle))
+        #expect(!statement.text(at: 5, contains: needle))
+        #expect(!statement.text(at: 6, contains: needle))
+        #expect(!statement.text(at: 7, contains: needle))  // a blob holding the bytes is not text
+        #expect(statement.text(at: 8, contains: needle))
+        #expect(!statement.text(at: 0, contains: ""))       // an empty needle finds nothing
+    }
+}

@@ -70,13 +70,18 @@ final class SQLiteStore {
         // The fingerprint and the plan from one read snapshot, so that the fingerprint a model
         // remembers is that of the schema planned; a store it knows needs no plan at all.
         let opened = connection
-        var schemaRows: [StoreLayout.Object]?
+        var coreDataSources: [String]?
         let opening = try opened.transaction { () throws -> Opening in
-            let reading = options.checksSchema ? SchemaFingerprint.read(opened, keepingRows: true) : nil
-            schemaRows = reading?.objects
-            if let reading, let known = model.verifiedSchemas.metadata(for: reading.fingerprint) {
-                return .known(reading, metadata: known)
+            // A model that knows stores (this process opened one before) most likely opens one
+            // of them again, which needs only the fingerprint: the rows are made as values when
+            // the fingerprint is new, by a second read of the same snapshot.
+            var reading = options.checksSchema
+                ? SchemaFingerprint.read(opened, keepingRows: model.verifiedSchemas.count == 0) : nil
+            coreDataSources = reading?.coreDataSources
+            if let found = reading, let known = model.verifiedSchemas.metadata(for: found.fingerprint) {
+                return .known(found, metadata: known)
             }
+            if let found = reading, !found.keptRows { reading = SchemaFingerprint.read(opened, keepingRows: true) }
             let stored: StoreMetadata
             if let reading {
                 // The fingerprint's statement read the metadata row (so Z_METADATA is there).
@@ -97,7 +102,7 @@ final class SQLiteStore {
         }
         // Before anything prepares a statement that could fire a trigger calling one of them;
         // nothing above writes.
-        try StoreFunctions.register(on: connection, schema: schemaRows)
+        try StoreFunctions.register(on: connection, coreDataSources: coreDataSources)
         if case .known(let reading, let known) = opening {
             (uuid, metadata) = (reading.uuid, known)
             try openHistory(tracking: options.tracksHistory, readOnly: options.readOnly, present: reading.hasHistoryTables)

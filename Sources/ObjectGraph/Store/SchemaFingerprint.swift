@@ -30,11 +30,16 @@ struct SchemaFingerprint: Equatable, Sendable {
     }
 
     /// What one read found: the fingerprint, the store's UUID, and (from the same rows) whether
-    /// it has the history tables.
+    /// it has the history tables and which of its triggers and views call Core Data's functions.
     struct Reading {
         var fingerprint: SchemaFingerprint
         var uuid: String
         var hasHistoryTables: Bool
+        /// The SQL of every trigger and view that names `NSCoreData…` (Apple's stores: their
+        /// triggers call functions that `StoreFunctions` must register before a write fires them).
+        var coreDataSources: [String]
+        /// Whether the rows below were kept (`keepingRows`).
+        var keptRows: Bool
         /// The same rows as values, for `StoreLayout` (made only when asked for).
         var objects: [StoreLayout.Object] = []
         var entityRows: [StoreLayout.EntityRow] = []
@@ -44,6 +49,10 @@ struct SchemaFingerprint: Equatable, Sendable {
 
     /// The store's fingerprint, or nil when the store lacks one of the three tables, its
     /// metadata row, or cannot be read: the full open then finds out why, with its own errors.
+    ///
+    /// Without `keepingRows` no value is made of a row but the UUID (and the rare Core Data
+    /// trigger's SQL): types and names are compared where SQLite holds them. That is the read
+    /// of a store the model knows, which needs nothing else.
     static func read(_ connection: Connection, keepingRows: Bool = false) -> Reading? {
         // A store that cannot answer this is opened the long way, which reports what is wrong:
         // the error here has no meaning of its own.
@@ -53,6 +62,7 @@ struct SchemaFingerprint: Equatable, Sendable {
         var uuid: String?
         var plist: Data?
         var historyTables = 0
+        var coreDataSources: [String] = []
         var objects: [StoreLayout.Object] = []
         var entityRows: [StoreLayout.EntityRow] = []
         while true {
@@ -60,38 +70,62 @@ struct SchemaFingerprint: Equatable, Sendable {
             guard let more = try? statement.step() else { return nil }
             guard more else { break }
             statement.appendRecord(of: 0..<3, to: &record)
-            let type = statement.string(at: 0)
-            switch type {
-            case metadataRow:
+            let kind = statement.withText(at: 0, RowKind.init) ?? .other
+            if kind == .metadata {
                 uuid = statement.string(at: 3) ?? ""
                 if keepingRows { plist = statement.data(at: 1) }
                 continue
-            case keyRow:
+            }
+            if kind == .entity {
                 // Read as `StoredSchema` reads them.
                 if keepingRows {
                     entityRows.append(StoreLayout.EntityRow(number: statement.int(at: 1), name: statement.string(at: 2) ?? "",
                                                             parent: statement.int(at: 3)))
                 }
-            case "table":
-                if let name = statement.string(at: 1), HistorySchema.tableNames.contains(name) { historyTables += 1 }
-            default:
-                break
-            }
-            if keepingRows, type != keyRow {
-                objects.append(StoreLayout.Object(type: type ?? "", name: statement.string(at: 1) ?? "",
-                                                  table: statement.string(at: 2) ?? "", sql: statement.string(at: 3)))
+            } else {
+                if kind == .table {
+                    if HistorySchema.tableNames.contains(where: { statement.text(at: 1, is: $0) }) { historyTables += 1 }
+                } else if kind == .triggerOrView, statement.text(at: 3, contains: coreDataFunctionPrefix) {
+                    coreDataSources.append(statement.string(at: 3) ?? "")
+                }
+                if keepingRows {
+                    objects.append(StoreLayout.Object(type: statement.string(at: 0) ?? "", name: statement.string(at: 1) ?? "",
+                                                      table: statement.string(at: 2) ?? "", sql: statement.string(at: 3)))
+                }
             }
             statement.appendRecord(of: 3..<4, to: &record)
         }
         guard let uuid else { return nil }
         return Reading(fingerprint: SchemaFingerprint(record: record), uuid: uuid,
                        hasHistoryTables: historyTables == HistorySchema.tableNames.count,
+                       coreDataSources: coreDataSources, keptRows: keepingRows,
                        objects: objects, entityRows: entityRows, plist: plist)
     }
 
-    private static let keyRow = "Z_PRIMARYKEY"
+    /// What a row of `query` is, by its first column (compared as bytes: no String is made).
+    private enum RowKind {
+        case metadata, entity, table, triggerOrView, other
 
-    private static let metadataRow = "Z_METADATA"
+        init(_ type: UnsafeRawBufferPointer) {
+            func equals(_ text: StaticString) -> Bool {
+                text.utf8CodeUnitCount == type.count && memcmp(text.utf8Start, type.baseAddress!, type.count) == 0
+            }
+            switch type.count {
+            case 0: self = .other
+            case 5: self = equals("table") ? .table : .other
+            case 4: self = equals("view") ? .triggerOrView : .other
+            case 7: self = equals("trigger") ? .triggerOrView : .other
+            default: self = equals(metadataRow) ? .metadata : equals(keyRow) ? .entity : .other
+            }
+        }
+    }
+
+    /// What every function Core Data's triggers call begins with (`StoreFunctions`).
+    static let coreDataFunctionPrefix = "NSCoreData"
+
+    private static let keyRow: StaticString = "Z_PRIMARYKEY"
+
+    private static let metadataRow: StaticString = "Z_METADATA"
 
     /// Rows in the order SQLite keeps them (rowid; `Z_ENT` is `Z_PRIMARYKEY`'s), which a store's
     /// file fixes: the same schema in another order only misses, and plans.

@@ -27,12 +27,13 @@ enum StoreFunctions {
     static let match = "vacations_match"
     static let localizedSortKey = "vacations_sort_key"
 
-    /// Registers the functions on `connection`; with `schema` (the store's `sqlite_master`
-    /// rows, read already), the Core Data trigger functions its triggers name are found there
-    /// instead of by a query of its own (`registerCoreDataTriggerFunctions`).
+    /// Registers the functions on `connection`; with `coreDataSources` (the SQL of the store's
+    /// triggers and views that name `NSCoreData…`, read already with its fingerprint), the Core
+    /// Data trigger functions are found there instead of by a query of its own
+    /// (`registerCoreDataTriggerFunctions`).
     ///
     /// - Throws: `SQLiteError` when SQLite refuses a registration.
-    static func register(on connection: Connection, schema: [StoreLayout.Object]? = nil) throws {
+    static func register(on connection: Connection, coreDataSources: [String]? = nil) throws {
         try connection.createFunction(fold, argumentCount: 2) { arguments in
             guard case .text(let text) = arguments[0] else { return .null }
             return .text(PredicateStringFolding.fold(text, options: options(arguments[1])))
@@ -45,7 +46,7 @@ enum StoreFunctions {
             guard case .text(let text) = arguments[0] else { return .null }
             return .blob(Data(ObjectSortDescriptor.localizedSortKey(text)))
         }
-        try registerCoreDataTriggerFunctions(on: connection, schema: schema)
+        try registerCoreDataTriggerFunctions(on: connection, sources: coreDataSources)
     }
 
     /// The functions Core Data's own triggers call, which Core Data registers on its connections:
@@ -63,18 +64,17 @@ enum StoreFunctions {
     /// function". Each returns its last argument and does nothing else: the triggers' SQL has
     /// already stored the value; our contexts read it from the row, as after any save.
     ///
-    /// `schema`: the store's `sqlite_master` rows when the caller has them, so that opening a
+    /// `sources`: the SQL of the store's triggers and views that name `NSCoreData`, when the
+    /// caller has read them (`SchemaFingerprint.Reading.coreDataSources`), so that opening a
     /// store reads its schema once (the query cost a twentieth of opening one).
-    static func registerCoreDataTriggerFunctions(on connection: Connection, schema: [StoreLayout.Object]? = nil) throws {
+    static func registerCoreDataTriggerFunctions(on connection: Connection, sources known: [String]? = nil) throws {
         var names = Set(coreDataTriggerFunctions)
         let pattern = #"\bNSCoreData[A-Za-z0-9_]*(?=\s*\()"#
         // LIKE ignores ASCII case and the pattern does not, so the case-sensitive filter of
         // the rows finds the same names.
-        let sources = try schema.map { objects in
-            objects.compactMap { ($0.type == "trigger" || $0.type == "view") ? $0.sql : nil }.filter(mentionsCoreData)
-        } ?? connection.rows("SELECT sql FROM sqlite_master WHERE type IN ('trigger', 'view') AND sql LIKE '%NSCoreData%'") {
-            $0.string(at: 0) ?? ""
-        }
+        let sources = try known ?? connection.rows(
+            "SELECT sql FROM sqlite_master WHERE type IN ('trigger', 'view') AND sql LIKE '%\(SchemaFingerprint.coreDataFunctionPrefix)%'"
+        ) { $0.string(at: 0) ?? "" }
         if !sources.isEmpty, let expression = try? NSRegularExpression(pattern: pattern) {  // A constant pattern; it compiles.
             for sql in sources {
                 let text = sql as NSString
@@ -87,22 +87,6 @@ enum StoreFunctions {
             try connection.createFunction(name, argumentCount: -1, deterministic: false) { arguments in
                 arguments.last ?? .null
             }
-        }
-    }
-
-    private static let coreDataPrefix = Array("NSCoreData".utf8)
-
-    /// Whether `sql` holds `NSCoreData`, byte by byte (Foundation's search costs more than the
-    /// query it replaces).
-    static func mentionsCoreData(_ sql: String) -> Bool {
-        var text = sql
-        return text.withUTF8 { bytes in
-            let prefix = coreDataPrefix
-            guard bytes.count >= prefix.count else { return false }
-            for start in 0...(bytes.count - prefix.count) where bytes[start] == prefix[0] {
-                if (1..<prefix.count).allSatisfy({ bytes[start + $0] == prefix[$0] }) { return true }
-            }
-            return false
         }
     }
 

@@ -120,6 +120,39 @@ struct DerivedAttributeTriggerTests {
         try context.save()
         #expect(try AppleStores.scalar("SELECT ZCOMMENT FROM ZFEEDBACK WHERE Z_PK = \(feedback.objectID.primaryKey)", in: store) == .text("Changed"))
     }
+
+    @Test("a model that knows the store, or knows only another, still registers the functions its triggers call")
+    func functionsWhenTheModelKnowsStores() throws {
+        let model = try Self.model()
+        // Two copies, each with a trigger of its own: two fingerprints.
+        let directories = [try TemporaryDirectory(), try TemporaryDirectory()]
+        let stores = try directories.enumerated().map { index, directory in
+            let store = try AppleStores.copyMore(Self.store, into: directory)
+            let connection = try Connection(path: store.path, configuration: .init(journalMode: nil))
+            try connection.execute("""
+                CREATE TRIGGER ZT_TEST\(index) AFTER UPDATE OF ZCOMMENT ON ZFEEDBACK BEGIN
+                SELECT NSCoreDataTriggerSomethingNew\(index)('ZFEEDBACK', NEW.Z_PK); END
+                """)
+            return store
+        }
+        func edit(_ store: URL, to comment: String) throws {
+            let coordinator = try StoreCoordinator(url: store, model: model, journalMode: nil)
+            let context = ObjectContext(coordinator: coordinator)
+            let feedback = try #require(try AppleStores.objects(of: "Feedback", in: context).first)
+            try feedback.setValue(comment, forKey: "comment")
+            try context.save()
+            #expect(try AppleStores.scalar("SELECT ZCOMMENT FROM ZFEEDBACK WHERE Z_PK = \(feedback.objectID.primaryKey)",
+                                           in: store) == .text(comment))
+        }
+        try edit(stores[0], to: "First open")       // a model that knows no store: the rows read at once
+        #expect(model.verifiedSchemas.count == 1)
+        try edit(stores[1], to: "Another store")    // the fingerprint alone, new to the model: the rows read again
+        #expect(model.verifiedSchemas.count == 2)
+        let reuses = model.verifiedSchemas.reuses
+        try edit(stores[0], to: "Opened again")     // a fingerprint the model knows: no row made a value
+        try edit(stores[1], to: "Opened again")
+        #expect(model.verifiedSchemas.reuses == reuses + 2)
+    }
 }
 
 @Suite("Migrating an Apple store with history and triggers: entities renumbered everywhere, triggers kept")
