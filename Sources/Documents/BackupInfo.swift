@@ -41,12 +41,16 @@ public struct BackupInfo: Sendable, Equatable {
         return number
     }
 
-    /// The name for a backup taken at `date`.
+    /// The name for a backup taken at `date`: its second, as `BackupInfo.plist` records it.
+    ///
+    /// The second is cut down before formatting: `ISO8601DateFormatter` rounds a moment to the
+    /// millisecond first, so 12:30:05.9996 came out as `12-30-06Z` while the info file recorded
+    /// 12:30:05, and such a backup listed after a later `12-30-05Z-2`.
     static func name(for date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date).replacingOccurrences(of: ":", with: "-")
+        return formatter.string(from: date.wholeSeconds).replacingOccurrences(of: ":", with: "-")
     }
 
     /// Reads the backup in the folder `path`, or nil when it is not a backup (no info file, or

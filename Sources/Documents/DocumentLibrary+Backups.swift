@@ -24,7 +24,9 @@ extension DocumentLibrary {
         try location.bundle.checkStructure(subject: subject)
         let backups = try backupsFolder(for: location.name, in: folder, creating: true)
         StagingFolder.removeAbandoned(in: backups)
-        let created = Date()
+        // In whole seconds, as `BackupInfo.plist` records it, so that the folder's name and the
+        // recorded moment are the same second (see `BackupInfo.name(for:)`).
+        let created = Date().wholeSeconds
         let (staging, lock) = try StagingFolder.partialBackup.make(in: backups, subject: subject) { path throws(DocumentError) in
             try BundleCopier.copy(location.bundle, into: path, subject: subject, progress: progress)
             let metadata = try DocumentMetadata.read(from: location.bundle.metadataURL.path, fallback: DocumentMetadata(

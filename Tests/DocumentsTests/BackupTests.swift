@@ -53,6 +53,37 @@ struct BackupTests {
         }
     }
 
+    @Test("a backup's name is the second its info records, even a ten-thousandth before the next")
+    func nameIsTheRecordedSecond() throws {
+        // 2025-12-02T20:10:59 UTC and fractions of it that ISO8601DateFormatter rounds up
+        // to the next second when it formats them as they are.
+        let second = 786_399_059.0
+        for fraction in [0.0, 0.5, 0.9994, 0.9995, 0.9996, 0.9999] {
+            let moment = Date(timeIntervalSinceReferenceDate: second + fraction)
+            #expect(BackupInfo.name(for: moment) == "2025-12-02T20-10-59Z", "fraction \(fraction)")
+            #expect(moment.wholeSeconds == Date(timeIntervalSinceReferenceDate: second), "fraction \(fraction)")
+        }
+    }
+
+    @Test("backups listed oldest first when a second's second backup came before the next second's first")
+    func listingAcrossSeconds() throws {
+        let test = try TestLibrary()
+        try makeDocument(test, "Paris", ["one"])
+        let backups = try (0..<3).map { _ in try test.library.backup("Paris") }
+        // Rename and re-date them as three backups taken at 05, 05 (the second) and 06 would be.
+        let folder = backups[0].url.deletingLastPathComponent()
+        let moments = [786_399_005.0, 786_399_005.0, 786_399_006.0].map { Date(timeIntervalSinceReferenceDate: $0) }
+        let names = ["2025-12-02T20-10-05Z", "2025-12-02T20-10-05Z-2", "2025-12-02T20-10-06Z"]
+        for (index, backup) in backups.enumerated() {
+            let moved = folder.appendingPathComponent(names[index])
+            try FileManager.default.moveItem(at: backup.url, to: moved)
+            try BackupInfo.write(to: moved.path, documentName: "Paris", created: moments[index], metadata: nil)
+        }
+        #expect(BackupInfo.name(for: moments[0]) == names[0])
+        #expect(BackupInfo.name(for: moments[2]) == names[2])
+        #expect(try test.library.backups(of: "Paris").map(\.name) == names)
+    }
+
     @Test("restoring as a new name makes a document with the backed-up contents")
     func restoreAsNewName() throws {
         let test = try TestLibrary()
