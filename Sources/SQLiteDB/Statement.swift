@@ -81,6 +81,21 @@ public final class Statement {
         }
     }
 
+    /// Binds UTF-8 bytes as text, copied by SQLite (the caller gives valid UTF-8: the bytes of
+    /// strings, joined), without making a `String` of them.
+    package func bindText(utf8 bytes: [UInt8], at index: Int) {
+        bytes.withUnsafeBufferPointer { buffer in
+            // An empty buffer may have no base address, which SQLite would read as NULL.
+            guard let base = buffer.baseAddress else {
+                _ = sqlite3_bind_text(handle, Int32(index + 1), "", 0, sqliteTransient)
+                return
+            }
+            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                _ = sqlite3_bind_text(handle, Int32(index + 1), $0, Int32(buffer.count), sqliteTransient)
+            }
+        }
+    }
+
     package func bind(_ value: Data, at index: Int) {
         if value.isEmpty {
             // A nil pointer would bind NULL; an empty blob is a value.

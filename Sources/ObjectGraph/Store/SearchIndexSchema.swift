@@ -297,7 +297,9 @@ struct SearchIndexSuspension {
         let statement = try store.connection.cachedStatement(
             "INSERT\(replacing ? " OR REPLACE" : "") INTO \(schema.quotedName) (\(schema.columnList)) VALUES (\(placeholders))")
         var keys: [Int64] = []
-        var texts: [String] = []
+        // A to-many's texts, joined with spaces as UTF-8 bytes and bound as they are: the
+        // generic `joined(separator:)` cost about 2,900 instructions a photo.
+        var joined: [UInt8] = []
         for (position, row) in insert.rows.enumerated() {
             statement.bind(firstKey + Int64(position), at: 0)
             for (column, source) in sources.enumerated() {
@@ -315,15 +317,26 @@ struct SearchIndexSuspension {
                     keys.removeAll(keepingCapacity: true)
                     for target in row.toMany[slot] { keys.append(target.primaryKey) }
                     keys.sort()
-                    texts.removeAll(keepingCapacity: true)
+                    joined.removeAll(keepingCapacity: true)
+                    var count = 0
                     for key in keys {
                         switch try lookups[lookup].name(key) {
-                        case .text(let text)?: texts.append(text)
+                        case .text(var text)?:
+                            // The triggers' group_concat(…, ' '): texts in key order, NULLs left out,
+                            // an empty text kept (between two spaces).
+                            if count > 0 { joined.append(UInt8(ascii: " ")) }
+                            text.withUTF8 { joined.append(contentsOf: $0) }
+                            count += 1
                         case .null?: break
                         default: return false
                         }
                     }
-                    value = texts.isEmpty ? .null : .text(texts.joined(separator: " "))
+                    if count == 0 {
+                        statement.bindNull(at: column + 1)
+                    } else {
+                        statement.bindText(utf8: joined, at: column + 1)
+                    }
+                    continue
                 }
                 statement.bind(value, at: column + 1)
             }
