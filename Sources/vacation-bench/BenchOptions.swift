@@ -55,6 +55,7 @@ struct BenchOptions {
           --json              one JSON line per figure on standard output
           --runs N            measured runs per import, reimport and backup (default 3), after one
                               warm-up run per side that is not counted; reads run 2N-1 times
+                              (open-first-page: 200 opens a side, toggle: 1,000 toggles, whatever N)
           --only FIGURE,...   only these figures: import-xml, import-json, reimport, fetch-all,
                               fetch-predicate, frc-initial, toggle, open-first-page, backup, search,
                               import-history
