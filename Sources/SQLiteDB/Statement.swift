@@ -69,30 +69,24 @@ public final class Statement {
 
     package func bind(_ value: String, at index: Int) {
         var value = value
-        value.withUTF8 { bytes in
-            // An empty buffer may have no base address, which SQLite would read as NULL.
-            if let base = bytes.baseAddress {
-                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    _ = sqlite3_bind_text(handle, Int32(index + 1), $0, Int32(bytes.count), sqliteTransient)
-                }
-            } else {
-                _ = sqlite3_bind_text(handle, Int32(index + 1), "", 0, sqliteTransient)
-            }
-        }
+        value.withUTF8 { bindText($0, at: index) }
     }
 
     /// Binds UTF-8 bytes as text, copied by SQLite (the caller gives valid UTF-8: the bytes of
     /// strings, joined), without making a `String` of them.
     package func bindText(utf8 bytes: [UInt8], at index: Int) {
-        bytes.withUnsafeBufferPointer { buffer in
-            // An empty buffer may have no base address, which SQLite would read as NULL.
-            guard let base = buffer.baseAddress else {
-                _ = sqlite3_bind_text(handle, Int32(index + 1), "", 0, sqliteTransient)
-                return
-            }
-            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                _ = sqlite3_bind_text(handle, Int32(index + 1), $0, Int32(buffer.count), sqliteTransient)
-            }
+        bytes.withUnsafeBufferPointer { bindText($0, at: index) }
+    }
+
+    /// Binds text's UTF-8 bytes, copied by SQLite.
+    private func bindText(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) {
+        // An empty buffer may have no base address, which SQLite would read as NULL.
+        guard let base = bytes.baseAddress else {
+            _ = sqlite3_bind_text(handle, Int32(index + 1), "", 0, sqliteTransient)
+            return
+        }
+        base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+            _ = sqlite3_bind_text(handle, Int32(index + 1), $0, Int32(bytes.count), sqliteTransient)
         }
     }
 
