@@ -59,7 +59,7 @@ struct InfoCommand {
                 ])),
                 ("entities", .array(entities)),
             ])
-            output.write(report.rendered() + "\n")
+            output.write(report.renderedLine())
             return
         }
         var lines: [(String, String)] = [("Store:", location.storeURL.path)]

@@ -19,7 +19,7 @@ struct ModelCommand {
 
     func run(json: Bool, output: inout some TextOutputStream) throws {
         if json {
-            output.write(jsonDocument().rendered() + "\n")
+            output.write(jsonDocument().renderedLine())
             return
         }
         let model = source.model

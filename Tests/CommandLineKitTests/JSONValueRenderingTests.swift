@@ -25,6 +25,37 @@ struct JSONValueRenderingTests {
         }
     }
 
+    @Test("the word-at-a-time scan flags every byte it must, at every offset, and no other")
+    func escapeScan() {
+        for length in 0...19 {
+            let plain = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+            #expect(!plain.withUnsafeBufferPointer(JSONValue.mayNeedEscaping), "length \(length)")
+            for offset in 0..<length {
+                for byte in UInt8.min...UInt8.max {
+                    var bytes = plain
+                    bytes[offset] = byte
+                    let expected = byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                    #expect(bytes.withUnsafeBufferPointer(JSONValue.mayNeedEscaping) == expected,
+                            "byte \(byte) at \(offset) of \(length)")
+                }
+            }
+        }
+    }
+
+    @Test("long strings escape what they hold wherever it lies, before, across and after a word's eight bytes")
+    func longStrings() {
+        let specials = ["\"", "\\", "\n", "\u{01}", "\u{7F}", "\u{2028}", "é", "🏖️"]
+        for length in 0...24 {
+            for offset in 0...length {
+                for special in specials {
+                    var text = String(repeating: "x", count: length)
+                    text.insert(contentsOf: special, at: text.index(text.startIndex, offsetBy: offset))
+                    #expect(JSONValue.quoted(text) == Reference.quoted(text), "\(special.debugDescription) at \(offset) of \(length)")
+                }
+            }
+        }
+    }
+
     @Test("random values render as the String renderer rendered them, pretty and compact, whole and continued")
     func randomValues() {
         let seed = UInt64.random(in: 1...UInt64.max)

@@ -74,6 +74,16 @@ package enum JSONValue: Sendable, Equatable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `rendered(pretty:)` and a line break, made as one string (not a long answer copied again
+    /// to add the break).
+    package func renderedLine(pretty: Bool = true) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        append(to: &bytes, indent: pretty ? 0 : nil)
+        bytes.append(UInt8(ascii: "\n"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Writes the value pretty-printed, continuing a line already indented by `indent` levels
     /// (nil: compact, on one line).
     package func write(to output: inout some TextOutputStream, indent: Int?) {
@@ -126,12 +136,19 @@ package enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// A line break and two spaces a level, the spaces copied from one literal in runs (a
+    /// `photos --json` line is mostly indent).
     private static func newline(_ bytes: inout [UInt8], _ indent: Int?) {
         guard let indent else { return }
         bytes.append(UInt8(ascii: "\n"))
-        for _ in 0..<max(indent, 0) {
-            bytes.append(UInt8(ascii: " "))
-            bytes.append(UInt8(ascii: " "))
+        var spaces = 2 * max(indent, 0)
+        let run: StaticString = "                                "
+        run.withUTF8Buffer { run in
+            while spaces > 0 {
+                let take = min(spaces, run.count)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: run[0..<take]))
+                spaces -= take
+            }
         }
     }
 
@@ -173,6 +190,8 @@ package enum JSONValue: Sendable, Equatable {
         bytes.append(UInt8(ascii: "\""))
         var text = value
         text.withUTF8 { utf8 in
+            // Most strings need no escape: found eight bytes at a time, and copied in one go.
+            guard mayNeedEscaping(utf8) else { return bytes.append(contentsOf: utf8) }
             var runStart = 0
             var index = 0
             while index < utf8.count {
@@ -208,6 +227,37 @@ package enum JSONValue: Sendable, Equatable {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// False when no byte of `utf8` is one `appendString` escapes or must look at twice: a
+    /// quote, a backslash, a C0 control, DEL, or any byte of a non-ASCII scalar (U+2028 and
+    /// U+2029 begin with E2). Eight bytes a step, as one word; the tail byte by byte.
+    package static func mayNeedEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// High bit set in each byte of `word` that is zero (exact once no byte is 0x80 or above).
+        @inline(__always) func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+        var index = 0
+        if let base = utf8.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= utf8.count {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                // Any byte 0x80 or above sends the string to the byte-by-byte path; below that,
+                // `zeroBytes` is exact, and a byte under 0x20 is one whose top three bits are zero.
+                if word & highs != 0 { return true }
+                if zeroBytes(word & (ones &* 0xE0)) | zeroBytes(word ^ (ones &* 0x22)) | zeroBytes(word ^ (ones &* 0x5C))
+                    | zeroBytes(word ^ (ones &* 0x7F)) != 0 {
+                    return true
+                }
+                index += 8
+            }
+        }
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            index += 1
+        }
+        return false
     }
 
     /// `\\u` and four lowercase hexadecimal digits.

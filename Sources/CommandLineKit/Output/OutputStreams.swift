@@ -21,20 +21,21 @@ package final class FileDescriptorSink: OutputSink {
 
     package var writeFailure: String? { failure.withLock { $0 } }
 
+    /// Writes the text's own UTF-8 storage (no copy of a long answer first).
     package func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { buffer in
-                Foundation.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written <= 0 {
+                    if written < 0 && errno == EINTR { continue }
+                    let reason = written < 0 ? String(cString: strerror(errno)) : "nothing was written"
+                    failure.withLock { if $0 == nil { $0 = reason } }
+                    return
+                }
+                offset += written
             }
-            if written <= 0 {
-                if written < 0 && errno == EINTR { continue }
-                let reason = written < 0 ? String(cString: strerror(errno)) : "nothing was written"
-                failure.withLock { if $0 == nil { $0 = reason } }
-                return
-            }
-            offset += written
         }
     }
 }

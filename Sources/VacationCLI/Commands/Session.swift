@@ -71,7 +71,7 @@ struct Session {
     // MARK: Output
 
     func emit(_ value: JSONValue) {
-        environment.output.write(value.rendered() + "\n")
+        environment.output.write(value.renderedLine())
         // Freeing a long answer's values is work the exiting process need not do.
         if environment.keepsObjectsUntilExit { VacationCLI.keepUntilExit([value]) }
     }
