@@ -33,4 +33,17 @@ struct JSONKeyListTests {
         let read = try connection.rows("SELECT value FROM json_each(?)", [SQLiteStore.jsonList(keys)]) { $0.int64(at: 0) }
         #expect(read == keys)
     }
+
+    @Test("a list of keys read row by row holds each key once, ascending, as IN made of it")
+    func uniqueAscending() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("JSONKeyListTests.uniqueAscending seed \(seed)")
+        var generator = SplitMix64(seed: seed)
+        #expect(SQLiteStore.uniqueAscending([]) == [])
+        #expect(SQLiteStore.uniqueAscending([Int64.max, Int64.min, Int64.max, 0, 0]) == [Int64.min, 0, Int64.max])
+        for _ in 0..<1_000 {
+            let keys = (0..<Int.random(in: 0...40, using: &generator)).map { _ in Int64.random(in: -5...25, using: &generator) }
+            #expect(SQLiteStore.uniqueAscending(keys) == Set(keys).sorted(), "seed \(seed): \(keys)")
+        }
+    }
 }

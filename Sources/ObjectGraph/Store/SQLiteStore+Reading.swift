@@ -2,7 +2,7 @@ import Foundation
 import SQLiteDB
 
 extension SQLiteStore {
-    /// Renders key lists for `IN (SELECT value FROM json_each(?))`, one statement for any count.
+    /// Renders key lists for `json_each(?)`, one statement for any count.
     static func jsonList(_ keys: some Sequence<Int64>) -> SQLiteValue {
         // One byte buffer: a `String` a key, joined, cost about 900 instructions a key (a
         // `photos` page's 290 tags and places fetched by key: 0.26 M). A key's own text is a
@@ -15,6 +15,28 @@ extension SQLiteStore {
         }
         bytes.append(UInt8(ascii: "]"))
         return .text(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// What a query over many keys reads from: the rows of `table` (alias `t0`) whose keys are
+    /// in the `json_each` list bound to its first parameter. The list is the outer loop and
+    /// each key a rowid lookup: `t0.Z_PK IN (SELECT value FROM json_each(?))` made SQLite copy
+    /// the list into a temporary index first (about 1,100 instructions a key: a `photos` page
+    /// prefetches some 290 tags and places). The keys must be `uniqueAscending`, so that the
+    /// rows come once each, in key order, as the `IN` gave them.
+    static func rowsByKey(of table: String) -> String {
+        "json_each(?) keys CROSS JOIN \(table) t0 WHERE t0.Z_PK = keys.value"
+    }
+
+    /// The keys once each, ascending (what `IN` made of a list).
+    static func uniqueAscending(_ keys: [Int64]) -> [Int64] {
+        var sorted = keys.sorted()
+        var kept = 0
+        for index in sorted.indices where kept == 0 || sorted[index] != sorted[kept - 1] {
+            sorted[kept] = sorted[index]
+            kept += 1
+        }
+        sorted.removeSubrange(kept...)
+        return sorted
     }
 
     /// The committed state of one object, or nil when its row does not exist.
@@ -42,9 +64,8 @@ extension SQLiteStore {
         result.reserveCapacity(ids.count)
         for (table, keys) in byTable {
             let reader = reader(forTable: table)
-            let statement = try connection.cachedStatement(
-                "SELECT \(reader.selectList) FROM \(table) t0 WHERE t0.Z_PK IN (SELECT value FROM json_each(?))")
-            statement.bind(Self.jsonList(keys), at: 0)
+            let statement = try connection.cachedStatement("SELECT \(reader.selectList) FROM \(Self.rowsByKey(of: table))")
+            statement.bind(Self.jsonList(Self.uniqueAscending(keys)), at: 0)
             defer { reader.endQuery() }
             try statement.forEachRow { row in
                 if let snapshot = reader.snapshot(row) { result.append(snapshot) }
@@ -75,9 +96,8 @@ extension SQLiteStore {
                 }
                 continue
             }
-            let statement = try connection.cachedStatement(
-                "SELECT Z_PK, Z_ENT, Z_OPT FROM \(table) WHERE Z_PK IN (SELECT value FROM json_each(?))")
-            statement.bind(Self.jsonList(keys), at: 0)
+            let statement = try connection.cachedStatement("SELECT t0.Z_PK, t0.Z_ENT, t0.Z_OPT FROM \(Self.rowsByKey(of: table))")
+            statement.bind(Self.jsonList(Self.uniqueAscending(keys)), at: 0)
             try statement.forEachRow { row in
                 result[ObjectID(entityNumber: row.int(at: 1), primaryKey: row.int64(at: 0))] = row.int64(at: 2)
             }

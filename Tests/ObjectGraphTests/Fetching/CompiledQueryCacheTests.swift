@@ -112,6 +112,10 @@ struct PointLookupTests {
             let versions = try store.coordinator.withStore { store throws(any Error) in try store.versions(of: ids) }
             let expectedVersions = Dictionary(uniqueKeysWithValues: Set(keys).compactMap { key in storedVersions[key].map { (ObjectID(entityNumber: photoEntity.number, primaryKey: key), $0) } })
             #expect(versions == expectedVersions, "\(count) keys")
+            // Rows read by a list of keys: each stored one once, in key order, as `IN` read them.
+            let snapshots = try store.coordinator.withStore { store throws(any Error) in try store.snapshots(of: ids) }
+            #expect(snapshots.map(\.id.primaryKey) == Set(keys).filter { storedVersions[$0] != nil }.sorted(), "\(count) keys")
+            #expect(snapshots.allSatisfy { storedVersions[$0.id.primaryKey] == $0.version }, "\(count) keys")
             let related = try store.coordinator.withStore { store throws(any Error) in try store.relatedIDs(of: keys, relationship: tagsRelationship) }
             for key in Set(keys) {
                 let expected = try store.rows("SELECT \(targetColumn) FROM \(joinTable) WHERE \(sourceColumn) = \(key)").compactMap { row -> Int64? in
