@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// A resolved model: entities numbered, properties placed, tables and columns named exactly as
 /// Core Data names them in its SQLite stores.
@@ -26,6 +27,8 @@ public final class ObjectModel: Sendable {
     private let joinTableOwnership: [[Bool]]
     /// Stores this model found needing no migration, so that opening one again skips the plan.
     package let verifiedSchemas = VerifiedSchemas()
+    /// What a store in this model's layout holds (`StoreLayout`), made at the first question.
+    private let layout = Locked<StoreLayout?>(nil)
 
     /// A many-to-many join table: `Z_<n><RELATIONSHIP>`.
     public struct JoinTable: Sendable, Equatable {
@@ -188,6 +191,20 @@ public final class ObjectModel: Sendable {
 
     /// The root entities, in number order.
     package var rootEntities: [Entity] { entities.filter { $0.parent == nil } }
+
+    /// The layout a store the model needs no migration for is in, worked out once (the first
+    /// asker computes it under a lock, and another thread asking meanwhile waits for it). Every
+    /// store a process opens for the first time is compared with it, and making it costs about
+    /// 1 M instructions (callgrind, a `photos` command): an app that opens its vacations one
+    /// after another made it again for each.
+    var storeLayout: StoreLayout {
+        layout.withLock { known in
+            if let known { return known }
+            let made = StoreLayout(model: self)
+            known = made
+            return made
+        }
+    }
 
     /// Entity name → version hash, as `NSStoreModelVersionHashes` records them.
     package var versionHashes: [String: Data] {

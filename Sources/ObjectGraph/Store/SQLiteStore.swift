@@ -91,7 +91,7 @@ final class SQLiteStore {
                 stored = try StoreMetadata(connection: opened)
             }
             let plan: MigrationPlanner.Plan
-            if let reading, StoreLayout(model: model).matches(objects: reading.objects, entityRows: reading.entityRows, metadata: stored) {
+            if let reading, model.storeLayout.matches(objects: reading.objects, entityRows: reading.entityRows, metadata: stored) {
                 // Already in the model's layout: the planner would plan nothing (`StoreLayout`).
                 plan = .init()
             } else {

@@ -29,7 +29,7 @@ import SQLiteDB
 /// Then the planner's every comparison finds what it finds on a store just created for the
 /// model (nothing to do); anything else, however harmless, goes to the planner.
 /// `StoreLayoutTests` holds the two together on many stores and on random changes to them.
-struct StoreLayout {
+struct StoreLayout: Sendable {
     /// One row of `sqlite_master`.
     struct Object {
         var type: String
@@ -53,10 +53,17 @@ struct StoreLayout {
     /// False for a model whose own layout the planner might not take as it is (two objects of
     /// one name, a column named like an order column): its stores always go to the planner.
     private var isUsable = true
-    private let model: ObjectModel
+    /// The model's version hashes (worked out at the first question, shared by its entities)
+    /// and its model record: what the metadata must say. Not the model itself, which keeps
+    /// its layout (`ObjectModel.storeLayout`).
+    private let versionHashes: @Sendable () -> [String: Data]
+    private let modelRecord: ModelRecord
 
     init(model: ObjectModel) {
-        self.model = model
+        // `model.versionHashes`, asked of the entities' shared hashes when first needed.
+        let hashes = model.entities.map { ($0.name, $0.versionHashes) }
+        versionHashes = { Dictionary(uniqueKeysWithValues: hashes.map { name, hashes in (name, hashes.hash(of: name)) }) }
+        modelRecord = ModelRecord(model: model)
         let schema = StoreSchema(model: model)
         func add(_ name: String, _ type: String, _ sql: String) {
             if expected.updateValue((type, sql), forKey: name) != nil { isUsable = false }
@@ -94,8 +101,8 @@ struct StoreLayout {
     /// True when the planner would plan nothing for a store with these `sqlite_master` rows,
     /// entity rows and metadata (see the type's rules).
     func matches(objects: [Object], entityRows found: [EntityRow], metadata: StoreMetadata) -> Bool {
-        guard isUsable, found == entityRows, metadata.versionHashes == model.versionHashes,
-              let record = metadata.modelRecord, record.declaresTheSame(as: ModelRecord(model: model)) else { return false }
+        guard isUsable, found == entityRows, metadata.versionHashes == versionHashes(),
+              let record = metadata.modelRecord, record.declaresTheSame(as: modelRecord) else { return false }
         var seen = 0
         for object in objects {
             guard let sql = object.sql else {
@@ -161,7 +168,7 @@ package struct StoreLayoutVerdict: Sendable, Equatable {
         let reading = SchemaFingerprint.read(connection, keepingRows: true)
         let metadata = try StoreMetadata(connection: connection)
         matchesLayout = reading.map {
-            StoreLayout(model: model).matches(objects: $0.objects, entityRows: $0.entityRows, metadata: metadata)
+            model.storeLayout.matches(objects: $0.objects, entityRows: $0.entityRows, metadata: metadata)
         } ?? false
         do {
             plansNothing = try MigrationPlanner(connection: connection, model: model, metadata: metadata).plan().isEmpty
