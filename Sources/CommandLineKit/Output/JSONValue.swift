@@ -68,19 +68,20 @@ package enum JSONValue: Sendable, Equatable {
 
     /// The value as JSON text: pretty-printed with two-space indents when `pretty`.
     package func rendered(pretty: Bool = true) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        append(to: &bytes, indent: pretty ? 0 : nil)
-        return String(decoding: bytes, as: UTF8.self)
+        rendered(pretty: pretty, lineBreak: false)
     }
 
     /// `rendered(pretty:)` and a line break, made as one string (not a long answer copied again
     /// to add the break).
     package func renderedLine(pretty: Bool = true) -> String {
+        rendered(pretty: pretty, lineBreak: true)
+    }
+
+    private func rendered(pretty: Bool, lineBreak: Bool) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         append(to: &bytes, indent: pretty ? 0 : nil)
-        bytes.append(UInt8(ascii: "\n"))
+        if lineBreak { bytes.append(UInt8(ascii: "\n")) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -235,7 +236,7 @@ package enum JSONValue: Sendable, Equatable {
     package static func mayNeedEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        /// High bit set in each byte of `word` that is zero (exact once no byte is 0x80 or above).
+        /// Nonzero exactly when some byte of `word` is zero (for words with no byte 0x80 or above).
         @inline(__always) func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
         var index = 0
         if let base = utf8.baseAddress {
